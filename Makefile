@@ -1,0 +1,41 @@
+# bloomfilter — PGXS build
+EXTENSION = bloomfilter
+MODULE_big = bloomfilter
+DATA = sql/bloomfilter--1.0.sql
+PGFILEDESC = "bloomfilter - Bloom filter type, operators and aggregates"
+
+CORE_OBJS = \
+	src/core/bf_format.o \
+	src/core/bf_layout.o \
+	src/core/bf_sizing.o \
+	src/core/bf_text.o
+
+OBJS = \
+	src/bloomfilter.o \
+	src/bf_keys.o \
+	src/bf_value.o \
+	src/bf_io.o \
+	src/bf_ops.o \
+	src/bf_agg.o \
+	$(CORE_OBJS)
+
+PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core
+
+REGRESS = types keys io ops aggregates errors
+REGRESS_OPTS = --load-extension=bloomfilter
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# The full suite on a throwaway server (installs what is missing).
+.PHONY: test demo core-test
+test:
+	bash test/run-tests.sh
+
+demo:
+	bash test/demo.sh
+
+# Plain C unit tests of the PostgreSQL-free core.
+core-test:
+	$(MAKE) -C test/core

@@ -1,0 +1,298 @@
+/* bloomfilter--1.0.sql */
+
+-- complain if script is sourced in psql, rather than via CREATE EXTENSION
+\echo Use "CREATE EXTENSION bloomfilter" to load this file. \quit
+
+--
+-- The type
+--
+CREATE TYPE bloomfilter;
+
+CREATE FUNCTION bloomfilter_in(cstring) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloomfilter_in'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloomfilter_out(bloomfilter) RETURNS cstring
+	AS 'MODULE_PATHNAME', 'bloomfilter_out'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloomfilter_recv(internal) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloomfilter_recv'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloomfilter_send(bloomfilter) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'bloomfilter_send'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- The bits are incompressible: external storage skips a futile compression
+-- attempt and lets a check read only the slice of a large value it needs.
+CREATE TYPE bloomfilter (
+	INPUT = bloomfilter_in,
+	OUTPUT = bloomfilter_out,
+	RECEIVE = bloomfilter_recv,
+	SEND = bloomfilter_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = int4,
+	STORAGE = external
+);
+
+COMMENT ON TYPE bloomfilter IS
+	'A Bloom filter: answers "definitely not" or "maybe" for set membership';
+
+--
+-- Construction
+--
+CREATE FUNCTION bloom_empty(capacity bigint, fpr float8 DEFAULT 0.01,
+							layout text DEFAULT 'blocked')
+	RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloom_empty'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_empty(bigint, float8, text) IS
+	'an empty filter sized for capacity keys at false-positive rate fpr; layout blocked (default) or classic';
+
+CREATE FUNCTION bloom_add(bloomfilter, anyelement) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloom_add'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_add(bloomfilter, anyelement) IS
+	'the filter with the key added (a NULL key leaves it unchanged)';
+
+CREATE FUNCTION bloom_add_all(bloomfilter, anyarray) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloom_add_all'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_add_all(bloomfilter, anyarray) IS
+	'the filter with every non-NULL element of the array added';
+
+--
+-- Membership
+--
+CREATE FUNCTION bloom_contains(bloomfilter, anyelement) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_contains'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains(bloomfilter, anyelement) IS
+	'false if the key was definitely never added, true if it may have been';
+
+CREATE FUNCTION bloom_contained(anyelement, bloomfilter) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_contained'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contained(anyelement, bloomfilter) IS
+	'bloom_contains with the arguments swapped (the <@ operator)';
+
+CREATE FUNCTION bloom_contains_all(bloomfilter, anyarray) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_contains_all'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains_all(bloomfilter, anyarray) IS
+	'true if every element may be in the filter, false if one definitely is not (NULL elements as in = ALL)';
+
+CREATE FUNCTION bloom_contains_any(bloomfilter, anyarray) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_contains_any'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains_any(bloomfilter, anyarray) IS
+	'true if some element may be in the filter, false if none is (NULL elements as in = ANY)';
+
+--
+-- Combination and comparison
+--
+CREATE FUNCTION bloom_union(bloomfilter, bloomfilter) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloom_union'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_union(bloomfilter, bloomfilter) IS
+	'a filter holding the keys of both (same layout, bits, hashes, capacity and fpr required)';
+
+CREATE FUNCTION bloom_intersect(bloomfilter, bloomfilter) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloom_intersect'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_intersect(bloomfilter, bloomfilter) IS
+	'a filter holding (at least) the keys present in both (same parameters required)';
+
+CREATE FUNCTION bloom_eq(bloomfilter, bloomfilter) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_eq'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION bloom_eq(bloomfilter, bloomfilter) IS
+	'true if the two values are identical (parameters, key kind, added count and bits)';
+
+CREATE FUNCTION bloom_ne(bloomfilter, bloomfilter) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_ne'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION bloom_ne(bloomfilter, bloomfilter) IS
+	'true if the two values differ';
+
+--
+-- Inspection
+--
+CREATE FUNCTION bloom_info(bloomfilter) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'bloom_info'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_info(bloomfilter) IS
+	'the header fields and estimates of a filter as jsonb';
+
+CREATE FUNCTION bloom_cardinality(bloomfilter) RETURNS float8
+	AS 'MODULE_PATHNAME', 'bloom_cardinality'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_cardinality(bloomfilter) IS
+	'the number of distinct keys added, estimated from the bits';
+
+CREATE FUNCTION bloom_fpr(bloomfilter) RETURNS float8
+	AS 'MODULE_PATHNAME', 'bloom_fpr'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_fpr(bloomfilter) IS
+	'the false-positive rate of the filter as it is now, estimated from the bits';
+
+--
+-- The portable byte format
+--
+CREATE FUNCTION bloom_to_bytea(bloomfilter) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'bloom_to_bytea'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_to_bytea(bloomfilter) IS
+	'the filter in the portable byte format (as the bytea cast)';
+
+CREATE FUNCTION bloom_from_bytea(bytea) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloom_from_bytea'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_from_bytea(bytea) IS
+	'a filter read from the portable byte format, every field validated (as the bytea cast)';
+
+CREATE CAST (bloomfilter AS bytea) WITH FUNCTION bloom_to_bytea(bloomfilter);
+COMMENT ON CAST (bloomfilter AS bytea) IS 'the portable byte format';
+CREATE CAST (bytea AS bloomfilter) WITH FUNCTION bloom_from_bytea(bytea);
+COMMENT ON CAST (bytea AS bloomfilter) IS 'a filter from the portable byte format, validated';
+
+--
+-- Operators
+--
+CREATE OPERATOR || (
+	LEFTARG = bloomfilter, RIGHTARG = anyelement,
+	FUNCTION = bloom_add
+);
+COMMENT ON OPERATOR || (bloomfilter, anyelement) IS 'add a key (bloom_add)';
+
+CREATE OPERATOR @> (
+	LEFTARG = bloomfilter, RIGHTARG = anyelement,
+	FUNCTION = bloom_contains,
+	COMMUTATOR = <@,
+	RESTRICT = contsel, JOIN = contjoinsel
+);
+COMMENT ON OPERATOR @> (bloomfilter, anyelement) IS 'may contain the key (bloom_contains)';
+
+CREATE OPERATOR <@ (
+	LEFTARG = anyelement, RIGHTARG = bloomfilter,
+	FUNCTION = bloom_contained,
+	COMMUTATOR = @>,
+	RESTRICT = contsel, JOIN = contjoinsel
+);
+COMMENT ON OPERATOR <@ (anyelement, bloomfilter) IS 'key may be in the filter (bloom_contained)';
+
+CREATE OPERATOR | (
+	LEFTARG = bloomfilter, RIGHTARG = bloomfilter,
+	FUNCTION = bloom_union,
+	COMMUTATOR = |
+);
+COMMENT ON OPERATOR | (bloomfilter, bloomfilter) IS 'union (bloom_union)';
+
+CREATE OPERATOR & (
+	LEFTARG = bloomfilter, RIGHTARG = bloomfilter,
+	FUNCTION = bloom_intersect,
+	COMMUTATOR = &
+);
+COMMENT ON OPERATOR & (bloomfilter, bloomfilter) IS 'intersection (bloom_intersect)';
+
+CREATE OPERATOR = (
+	LEFTARG = bloomfilter, RIGHTARG = bloomfilter,
+	FUNCTION = bloom_eq,
+	COMMUTATOR = =, NEGATOR = <>,
+	RESTRICT = eqsel, JOIN = eqjoinsel
+);
+COMMENT ON OPERATOR = (bloomfilter, bloomfilter) IS 'identical values (bloom_eq)';
+
+CREATE OPERATOR <> (
+	LEFTARG = bloomfilter, RIGHTARG = bloomfilter,
+	FUNCTION = bloom_ne,
+	COMMUTATOR = <>, NEGATOR = =,
+	RESTRICT = neqsel, JOIN = neqjoinsel
+);
+COMMENT ON OPERATOR <> (bloomfilter, bloomfilter) IS 'different values (bloom_ne)';
+
+--
+-- Aggregates.  The state is a bloomfilter updated in place in the
+-- aggregate's memory context; partial states combine by bitwise OR, so the
+-- aggregates run in parallel and push down to distributed workers.
+--
+CREATE FUNCTION bloom_agg_transfn(bloomfilter, anyelement, bigint)
+	RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, anyelement, bigint) IS
+	'transition function of bloom_agg';
+
+CREATE FUNCTION bloom_agg_transfn(bloomfilter, anyelement, bigint, float8)
+	RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, anyelement, bigint, float8) IS
+	'transition function of bloom_agg';
+
+CREATE FUNCTION bloom_agg_transfn(bloomfilter, anyelement, bigint, float8, text)
+	RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, anyelement, bigint, float8, text) IS
+	'transition function of bloom_agg';
+
+CREATE FUNCTION bloom_union_transfn(bloomfilter, bloomfilter)
+	RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloom_union_transfn'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_union_transfn(bloomfilter, bloomfilter) IS
+	'transition and combine function of bloom_union_agg, combine function of bloom_agg';
+
+CREATE FUNCTION bloom_intersect_transfn(bloomfilter, bloomfilter)
+	RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloom_intersect_transfn'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_intersect_transfn(bloomfilter, bloomfilter) IS
+	'transition and combine function of bloom_intersect_agg';
+
+CREATE AGGREGATE bloom_agg(anyelement, capacity bigint) (
+	SFUNC = bloom_agg_transfn,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloom_union_transfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(anyelement, bigint) IS
+	'a filter of the non-NULL keys, sized for capacity keys at fpr 0.01 (blocked layout)';
+
+CREATE AGGREGATE bloom_agg(anyelement, capacity bigint, fpr float8) (
+	SFUNC = bloom_agg_transfn,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloom_union_transfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(anyelement, bigint, float8) IS
+	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr (blocked layout)';
+
+CREATE AGGREGATE bloom_agg(anyelement, capacity bigint, fpr float8, layout text) (
+	SFUNC = bloom_agg_transfn,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloom_union_transfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(anyelement, bigint, float8, text) IS
+	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr in the given layout';
+
+CREATE AGGREGATE bloom_union_agg(bloomfilter) (
+	SFUNC = bloom_union_transfn,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloom_union_transfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_union_agg(bloomfilter) IS
+	'the union of the non-NULL filters';
+
+CREATE AGGREGATE bloom_intersect_agg(bloomfilter) (
+	SFUNC = bloom_intersect_transfn,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloom_intersect_transfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_intersect_agg(bloomfilter) IS
+	'the intersection of the non-NULL filters';

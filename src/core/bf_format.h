@@ -1,0 +1,160 @@
+/*
+ * bf_format.h
+ *		The bloomfilter byte format: one versioned, little-endian layout shared
+ *		by the on-disk value, send/recv and the bytea cast.
+ *
+ * This file is free of PostgreSQL: it compiles on its own so that fuzzers,
+ * unit tests and client readers can link it without a server.
+ *
+ * Layout of a value (all integers little-endian):
+ *
+ *	offset	size	field
+ *	0		4		magic "BLMF"
+ *	4		1		format version (1)
+ *	5		1		family (1 = bloom; 2 and 3 reserved for counting, cuckoo)
+ *	6		1		layout (1 = blocked, 2 = classic)
+ *	7		1		key kind (0 = none yet, see BfKeyKind)
+ *	8		2		hashes per key (k), 1 .. BF_MAX_HASHES
+ *	10		2		flags, zero in version 1
+ *	12		4		layers, 1 in version 1 (room for scalable filters)
+ *	16		8		bit count m (blocked: multiple of 512; classic: of 64)
+ *	24		8		capacity the filter was sized for
+ *	32		8		target false-positive rate, IEEE-754 binary64
+ *	40		8		keys added (add operations; an upper bound after a union)
+ *	48		16		reserved, zero in version 1
+ *	64		m/8		the bit array: bit j is bit (j % 8) of byte (j / 8)
+ */
+#ifndef BF_FORMAT_H
+#define BF_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BF_MAGIC_0			'B'
+#define BF_MAGIC_1			'L'
+#define BF_MAGIC_2			'M'
+#define BF_MAGIC_3			'F'
+#define BF_FORMAT_VERSION	1
+#define BF_FAMILY_BLOOM		1
+#define BF_HEADER_SIZE		64
+#define BF_MAX_HASHES		64
+#define BF_BLOCK_BITS		512
+#define BF_BLOCK_BYTES		(BF_BLOCK_BITS / 8)
+#define BF_CLASSIC_ALIGN_BITS 64
+
+typedef enum BfLayout
+{
+	BF_LAYOUT_BLOCKED = 1,
+	BF_LAYOUT_CLASSIC = 2
+} BfLayout;
+
+#define BF_LAYOUT_MAX BF_LAYOUT_CLASSIC
+
+/*
+ * The kind of keys a filter holds.  Values are part of the format: never
+ * renumber, only append.
+ */
+typedef enum BfKeyKind
+{
+	BF_KEY_NONE = 0,			/* no key added yet */
+	BF_KEY_INTEGER = 1,			/* int2, int4, int8, oid: int64 LE */
+	BF_KEY_TEXT = 2,			/* text, varchar, bpchar, name: bytes */
+	BF_KEY_BYTEA = 3,			/* bytea: bytes */
+	BF_KEY_UUID = 4,			/* uuid: 16 bytes */
+	BF_KEY_BOOLEAN = 5,			/* bool: one byte, 0 or 1 */
+	BF_KEY_FLOAT = 6,			/* float4, float8: binary64 LE, -0 -> 0, one NaN */
+	BF_KEY_NUMERIC = 7,			/* numeric: decimal text, no trailing zeros */
+	BF_KEY_DATE = 8,			/* date: days since 2000-01-01 as int64 LE */
+	BF_KEY_TIMESTAMP = 9,		/* timestamp: microseconds since 2000-01-01, int64 LE */
+	BF_KEY_TIMESTAMPTZ = 10		/* timestamptz: microseconds since 2000-01-01 UTC, int64 LE */
+} BfKeyKind;
+
+#define BF_KEY_KIND_MAX BF_KEY_TIMESTAMPTZ
+
+/* The decoded header of a value. */
+typedef struct BfHeader
+{
+	uint8_t		version;
+	uint8_t		family;
+	uint8_t		layout;
+	uint8_t		key_kind;
+	uint16_t	hashes;
+	uint16_t	flags;
+	uint32_t	layers;
+	uint64_t	nbits;
+	uint64_t	capacity;
+	double		target_fpr;
+	uint64_t	added;
+} BfHeader;
+
+/* Outcome of decoding or parsing; BF_OK is zero. */
+typedef enum BfStatus
+{
+	BF_OK = 0,
+	BF_ERR_TRUNCATED,			/* shorter than the header or its payload */
+	BF_ERR_MAGIC,
+	BF_ERR_VERSION,
+	BF_ERR_FAMILY,
+	BF_ERR_LAYOUT,
+	BF_ERR_KEY_KIND,
+	BF_ERR_HASHES,
+	BF_ERR_FLAGS,
+	BF_ERR_LAYERS,
+	BF_ERR_NBITS,
+	BF_ERR_LENGTH,				/* total length disagrees with the bit count */
+	BF_ERR_CAPACITY,
+	BF_ERR_FPR,
+	BF_ERR_RESERVED,
+	BF_ERR_SYNTAX				/* text form only */
+} BfStatus;
+
+/* Size of the payload for a bit count (no overflow for valid bit counts). */
+static inline uint64_t
+bf_payload_bytes(uint64_t nbits)
+{
+	return nbits / 8;
+}
+
+/*
+ * Decode and validate a whole value (header and payload length).  On failure
+ * returns the status and writes a one-line description to msg (if not NULL),
+ * e.g. "bit count 1000 is not a multiple of 512 for layout blocked".
+ */
+extern BfStatus bf_header_decode(const uint8_t *buf, size_t len, BfHeader *out,
+								 char *msg, size_t msglen);
+
+/* Validate the fields of a header (no length check); same messages. */
+extern BfStatus bf_header_check(const BfHeader *h, char *msg, size_t msglen);
+
+/* Write the 64 header bytes of h (fills magic, zero reserved bytes). */
+extern void bf_header_encode(const BfHeader *h, uint8_t *buf);
+
+/* Update only the key kind / added fields of an encoded header in place. */
+extern void bf_header_set_key_kind(uint8_t *buf, uint8_t key_kind);
+extern void bf_header_set_added(uint8_t *buf, uint64_t added);
+
+/* Names used in text form, bloom_info and messages; NULL if unknown. */
+extern const char *bf_layout_name(int layout);
+extern int	bf_layout_from_name(const char *name);	/* -1 if unknown */
+extern const char *bf_key_kind_name(int key_kind);
+extern int	bf_key_kind_from_name(const char *name);	/* -1 if unknown */
+
+/* Little-endian helpers. */
+static inline uint64_t
+bf_read_u64le(const uint8_t *p)
+{
+	return (uint64_t) p[0] | ((uint64_t) p[1] << 8) | ((uint64_t) p[2] << 16) |
+		((uint64_t) p[3] << 24) | ((uint64_t) p[4] << 32) |
+		((uint64_t) p[5] << 40) | ((uint64_t) p[6] << 48) |
+		((uint64_t) p[7] << 56);
+}
+
+static inline void
+bf_write_u64le(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t) (v >> (8 * i));
+}
+
+#endif							/* BF_FORMAT_H */

@@ -1,0 +1,146 @@
+/*
+ * bf_layout.h
+ *		The two bit layouts: where a key's k bits go, given its hash.
+ *
+ * blocked: 512-bit blocks (one cache line).  The upper 32 bits of the 64-bit
+ *	hash pick the block by multiply-shift, ((h >> 32) * nblocks) >> 32.  The
+ *	lower 32 bits, forced odd, are multiplied k times by BF_BLOCK_MUL (mod 2^32);
+ *	the top 9 bits of each product give a bit position in the block.
+ *
+ * classic: one array of m bits; positions by enhanced double hashing
+ *	(Dillinger & Manolios) from a 128-bit hash: x = lo mod m, y = hi mod m,
+ *	then for i = 1 .. k-1: x = (x + y) mod m, y = (y + i) mod m.
+ *
+ * Bit j of the array is bit (j % 8) of byte (j / 8).  Free of PostgreSQL.
+ */
+#ifndef BF_LAYOUT_H
+#define BF_LAYOUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bf_format.h"
+#include "bf_hash.h"
+
+#define BF_BLOCK_MUL	UINT32_C(0x9E3779B1)
+
+static inline uint64_t
+bf_blocked_block(uint64_t hash, uint64_t nblocks)
+{
+	return ((hash >> 32) * nblocks) >> 32;
+}
+
+/* First position state for a blocked key; next with bf_blocked_next. */
+static inline uint32_t
+bf_blocked_seed(uint64_t hash)
+{
+	return ((uint32_t) hash) | 1u;
+}
+
+static inline uint32_t
+bf_blocked_next(uint32_t *state)
+{
+	*state *= BF_BLOCK_MUL;
+	return *state >> 23;
+}
+
+static inline void
+bf_blocked_add(uint8_t *bits, uint64_t nbits, int k, uint64_t hash)
+{
+	uint8_t    *block = bits + bf_blocked_block(hash, nbits / BF_BLOCK_BITS) * BF_BLOCK_BYTES;
+	uint32_t	s = bf_blocked_seed(hash);
+
+	for (int i = 0; i < k; i++)
+	{
+		uint32_t	p = bf_blocked_next(&s);
+
+		block[p >> 3] |= (uint8_t) (1u << (p & 7));
+	}
+}
+
+static inline bool
+bf_blocked_test(const uint8_t *bits, uint64_t nbits, int k, uint64_t hash)
+{
+	const uint8_t *block = bits + bf_blocked_block(hash, nbits / BF_BLOCK_BITS) * BF_BLOCK_BYTES;
+	uint32_t	s = bf_blocked_seed(hash);
+
+	for (int i = 0; i < k; i++)
+	{
+		uint32_t	p = bf_blocked_next(&s);
+
+		if (!(block[p >> 3] & (1u << (p & 7))))
+			return false;
+	}
+	return true;
+}
+
+static inline void
+bf_classic_add(uint8_t *bits, uint64_t nbits, int k, BfHash hash)
+{
+	uint64_t	x = hash.lo % nbits;
+	uint64_t	y = hash.hi % nbits;
+
+	for (int i = 0; i < k; i++)
+	{
+		bits[x >> 3] |= (uint8_t) (1u << (x & 7));
+		x += y;
+		if (x >= nbits)
+			x -= nbits;
+		y += (uint64_t) (i + 1);
+		if (y >= nbits)
+			y -= nbits;
+	}
+}
+
+static inline bool
+bf_classic_test(const uint8_t *bits, uint64_t nbits, int k, BfHash hash)
+{
+	uint64_t	x = hash.lo % nbits;
+	uint64_t	y = hash.hi % nbits;
+
+	for (int i = 0; i < k; i++)
+	{
+		if (!(bits[x >> 3] & (1u << (x & 7))))
+			return false;
+		x += y;
+		if (x >= nbits)
+			x -= nbits;
+		y += (uint64_t) (i + 1);
+		if (y >= nbits)
+			y -= nbits;
+	}
+	return true;
+}
+
+/* Add or test a hashed key in a filter described by h. */
+static inline void
+bf_add_hash(const BfHeader *h, uint8_t *bits, BfHash hash)
+{
+	if (h->layout == BF_LAYOUT_CLASSIC)
+		bf_classic_add(bits, h->nbits, h->hashes, hash);
+	else
+		bf_blocked_add(bits, h->nbits, h->hashes, hash.lo);
+}
+
+static inline bool
+bf_test_hash(const BfHeader *h, const uint8_t *bits, BfHash hash)
+{
+	if (h->layout == BF_LAYOUT_CLASSIC)
+		return bf_classic_test(bits, h->nbits, h->hashes, hash);
+	return bf_blocked_test(bits, h->nbits, h->hashes, hash.lo);
+}
+
+/* Whole-array operations (nbytes = bf_payload_bytes(nbits)). */
+extern void bf_bits_or(uint8_t *dst, const uint8_t *src, uint64_t nbytes);
+extern void bf_bits_and(uint8_t *dst, const uint8_t *src, uint64_t nbytes);
+extern uint64_t bf_bits_popcount(const uint8_t *bits, uint64_t nbytes);
+
+/*
+ * Estimates from the bits.  Cardinality: Swamidass & Baldi, per block for the
+ * blocked layout.  FPR: the probability that a random absent key tests
+ * positive given the current bits (fill^k; per block for blocked).
+ */
+extern double bf_estimate_cardinality(const BfHeader *h, const uint8_t *bits);
+extern double bf_estimate_fpr(const BfHeader *h, const uint8_t *bits);
+
+#endif							/* BF_LAYOUT_H */
