@@ -14,6 +14,7 @@ OBJS = \
 	src/bloomfilter.o \
 	src/bf_keys.o \
 	src/bf_value.o \
+	src/bf_cache.o \
 	src/bf_io.o \
 	src/bf_ops.o \
 	src/bf_agg.o \
@@ -21,7 +22,7 @@ OBJS = \
 
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core
 
-REGRESS = types keys io ops aggregates errors
+REGRESS = basics keys io setops aggregates
 REGRESS_OPTS = --load-extension=bloomfilter
 
 PG_CONFIG ?= pg_config

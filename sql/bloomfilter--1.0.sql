@@ -56,6 +56,15 @@ CREATE FUNCTION bloom_add(bloomfilter, anyelement) RETURNS bloomfilter
 COMMENT ON FUNCTION bloom_add(bloomfilter, anyelement) IS
 	'the filter with the key added (a NULL key leaves it unchanged)';
 
+-- text overloads: a bare string literal ('alice') has no type of its own, so
+-- it cannot resolve an anyelement argument; these accept it as text, and win
+-- over the built-in anynonarray || text.
+CREATE FUNCTION bloom_add(bloomfilter, text) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloom_add'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_add(bloomfilter, text) IS
+	'the filter with the text key added (a NULL key leaves it unchanged)';
+
 CREATE FUNCTION bloom_add_all(bloomfilter, anyarray) RETURNS bloomfilter
 	AS 'MODULE_PATHNAME', 'bloom_add_all'
 	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
@@ -75,6 +84,18 @@ CREATE FUNCTION bloom_contained(anyelement, bloomfilter) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'bloom_contained'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_contained(anyelement, bloomfilter) IS
+	'bloom_contains with the arguments swapped (the <@ operator)';
+
+CREATE FUNCTION bloom_contains(bloomfilter, text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_contains'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains(bloomfilter, text) IS
+	'false if the text key was definitely never added, true if it may have been';
+
+CREATE FUNCTION bloom_contained(text, bloomfilter) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_contained'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contained(text, bloomfilter) IS
 	'bloom_contains with the arguments swapped (the <@ operator)';
 
 CREATE FUNCTION bloom_contains_all(bloomfilter, anyarray) RETURNS boolean
@@ -181,6 +202,28 @@ CREATE OPERATOR <@ (
 	RESTRICT = contsel, JOIN = contjoinsel
 );
 COMMENT ON OPERATOR <@ (anyelement, bloomfilter) IS 'key may be in the filter (bloom_contained)';
+
+CREATE OPERATOR || (
+	LEFTARG = bloomfilter, RIGHTARG = text,
+	FUNCTION = bloom_add
+);
+COMMENT ON OPERATOR || (bloomfilter, text) IS 'add a text key (bloom_add)';
+
+CREATE OPERATOR @> (
+	LEFTARG = bloomfilter, RIGHTARG = text,
+	FUNCTION = bloom_contains,
+	COMMUTATOR = <@,
+	RESTRICT = contsel, JOIN = contjoinsel
+);
+COMMENT ON OPERATOR @> (bloomfilter, text) IS 'may contain the text key (bloom_contains)';
+
+CREATE OPERATOR <@ (
+	LEFTARG = text, RIGHTARG = bloomfilter,
+	FUNCTION = bloom_contained,
+	COMMUTATOR = @>,
+	RESTRICT = contsel, JOIN = contjoinsel
+);
+COMMENT ON OPERATOR <@ (text, bloomfilter) IS 'text key may be in the filter (bloom_contained)';
 
 CREATE OPERATOR | (
 	LEFTARG = bloomfilter, RIGHTARG = bloomfilter,

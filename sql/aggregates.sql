@@ -1,0 +1,63 @@
+--
+-- aggregates: bloom_agg, bloom_union_agg, bloom_intersect_agg
+--
+CREATE TABLE names AS
+SELECT i AS id, 'name' || i AS name, i % 4 AS grp FROM generate_series(1, 20000) i;
+
+SELECT bloom_info(bloom_agg(name, 20000)) - 'estimated_cardinality' - 'estimated_fpr' - 'bits_set' - 'fill'
+FROM names;
+SELECT bloom_agg(name, 20000) = bloom_agg(name, 20000, 0.01) AS default_fpr,
+       bloom_agg(name, 20000, 0.01) = bloom_agg(name, 20000, 0.01, 'blocked') AS default_layout,
+       bloom_info(bloom_agg(name, 20000, 0.05, 'classic'))->>'layout' AS classic
+FROM names;
+
+-- no false negatives
+SELECT count(*) AS misses
+FROM names, (SELECT bloom_agg(name, 20000, 0.01, 'classic') AS bf FROM names) f
+WHERE NOT f.bf @> names.name;
+
+-- one filter per group, and unions of them
+CREATE TABLE per_group AS
+SELECT grp, bloom_agg(name, 20000) AS bf FROM names GROUP BY grp;
+SELECT bloom_union_agg(bf) = (SELECT bloom_agg(name, 20000) FROM names) AS union_equals_whole
+FROM per_group;
+SELECT bloom_info(bloom_intersect_agg(bf))->'added' AS intersect_added,
+       bloom_intersect_agg(bf) @> 'name1'::text AS name1
+FROM per_group WHERE grp IN (1, 2);
+SELECT bloom_union_agg(bf) IS NULL AS union_of_nothing FROM per_group WHERE grp > 10;
+
+-- NULL keys are skipped; zero rows give NULL
+SELECT bloom_info(bloom_agg(NULL::text, 10))->'added' AS all_null_added;
+SELECT bloom_agg(name, 10) IS NULL AS zero_rows FROM names WHERE false;
+SELECT bloom_agg(x, 10) @> 1 AS has_one FROM (VALUES (1), (NULL), (NULL)) v(x);
+
+-- parallel plans combine partial states
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+ALTER TABLE names SET (parallel_workers = 2);
+EXPLAIN (COSTS OFF) SELECT bloom_agg(name, 20000) FROM names;
+SELECT bloom_agg(name, 20000) AS par FROM names \gset
+SET max_parallel_workers_per_gather = 0;
+SELECT bloom_agg(name, 20000) = :'par'::bloomfilter AS parallel_equals_serial FROM names;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+
+-- as a window function every row sees its own state
+SELECT id, bloom_info(bloom_agg(id, 10) OVER (ORDER BY id))->'added' AS added
+FROM generate_series(1, 3) id;
+
+-- bad arguments
+SELECT bloom_agg(name, 0) FROM names;
+SELECT bloom_agg(name, 100, 2) FROM names;
+SELECT bloom_agg(name, 100, 0.01, 'nope') FROM names;
+SELECT bloom_agg(name, NULL) FROM names;
+SELECT bloom_agg(name, id) FROM names;
+SELECT bloom_agg(x, 10) FROM (VALUES ('1 day'::interval)) v(x);
+SELECT bloom_union_agg(bf) FROM (VALUES (bloom_empty(10)), (bloom_empty(20))) v(bf);
+SELECT bloom_intersect_agg(bf) FROM (VALUES (bloom_empty(10) || 1), (bloom_empty(10) || 'a'::text)) v(bf);
+
+DROP TABLE names, per_group;

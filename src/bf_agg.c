@@ -1,0 +1,124 @@
+/*
+ * bf_agg.c
+ *		Aggregates building and combining bloomfilter values.
+ *
+ * The state of every aggregate is a bloomfilter value (not internal), so that
+ * partial aggregation needs no serialization and distributed planners can
+ * push the aggregates down.  When called as an aggregate, the transition
+ * functions update the state in place in the aggregate's memory context: a
+ * row costs one key hash and k bit sets, never a copy of the filter.
+ */
+#include "postgres.h"
+
+#include "utils/builtins.h"
+
+#include "bf_cache.h"
+#include "bf_keys.h"
+#include "bf_value.h"
+
+PG_FUNCTION_INFO_V1(bloom_agg_transfn);
+PG_FUNCTION_INFO_V1(bloom_union_transfn);
+PG_FUNCTION_INFO_V1(bloom_intersect_transfn);
+
+#define DEFAULT_FPR		0.01
+
+/*
+ * Open the state in argument 0 for writing.  It is modified in place only
+ * when we own it: called as a plain aggregate (not as a window function,
+ * whose state may be shown to later rows) and in a plain varlena, which is
+ * then a copy in the aggregate's context (nodeAgg copies a strict
+ * aggregate's first input, and every value we return).  Otherwise work on a
+ * copy in the per-call context; nodeAgg moves it into its own context.
+ */
+static void
+open_state(FunctionCallInfo fcinfo, BfValue *v)
+{
+	Datum		d = PG_GETARG_DATUM(0);
+
+	if (AggCheckCallContext(fcinfo, NULL) == AGG_CONTEXT_AGGREGATE &&
+		!VARATT_IS_EXTENDED(DatumGetPointer(d)))
+		bf_value_open((struct varlena *) DatumGetPointer(d), v);
+	else
+		bf_value_from_datum(d, true, v);
+}
+
+/*
+ * bloom_agg_transfn(state, key, capacity [, fpr [, layout]])
+ *
+ * The first row creates the filter; the sizing arguments must then stay the
+ * same for every row of the group.
+ */
+Datum
+bloom_agg_transfn(PG_FUNCTION_ARGS)
+{
+	int64		capacity;
+	double		fpr = DEFAULT_FPR;
+	int			layout = BF_LAYOUT_BLOCKED;
+	BfValue		v;
+
+	if (PG_ARGISNULL(2) || (PG_NARGS() > 3 && PG_ARGISNULL(3)) ||
+		(PG_NARGS() > 4 && PG_ARGISNULL(4)))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("bloom_agg capacity, fpr and layout must not be NULL")));
+	capacity = PG_GETARG_INT64(2);
+	if (PG_NARGS() > 3)
+		fpr = PG_GETARG_FLOAT8(3);
+	if (PG_NARGS() > 4)
+		layout = bf_layout_parse(text_to_cstring(PG_GETARG_TEXT_PP(4)));
+
+	if (PG_ARGISNULL(0))
+		bf_value_create(capacity, fpr, layout, &v);
+	else
+	{
+		open_state(fcinfo, &v);
+		if (v.hdr.capacity != (uint64) capacity || v.hdr.target_fpr != fpr ||
+			v.hdr.layout != layout)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("bloom_agg capacity, fpr and layout must be the same for every row of a group")));
+	}
+
+	if (!PG_ARGISNULL(1))
+	{
+		BfCallSite *site = bf_call_site(fcinfo);
+		const BfKeyType *kt;
+
+		kt = bf_call_site_key(fcinfo, site,
+							  get_fn_expr_argtype(fcinfo->flinfo, 1), 0);
+		bf_key_check_kind(v.hdr.key_kind, kt);
+		bf_add_hash(&v.hdr, v.bits,
+					bf_key_hash(kt, PG_GETARG_DATUM(1), v.hdr.layout));
+		bf_value_note_added(&v, kt->kind, 1);
+	}
+	PG_RETURN_POINTER(v.raw);
+}
+
+static Datum
+merge_transfn(FunctionCallInfo fcinfo, BfMergeOp op)
+{
+	BfValue		state,
+				other;
+
+	open_state(fcinfo, &state);
+	bf_value_from_datum(PG_GETARG_DATUM(1), false, &other);
+	bf_value_merge(&state, &other, op);
+	PG_RETURN_POINTER(state.raw);
+}
+
+/*
+ * bloom_union_transfn(state, filter): transition and combine function of
+ * bloom_union_agg, combine function of bloom_agg.
+ */
+Datum
+bloom_union_transfn(PG_FUNCTION_ARGS)
+{
+	return merge_transfn(fcinfo, BF_MERGE_UNION);
+}
+
+/* bloom_intersect_transfn(state, filter): for bloom_intersect_agg */
+Datum
+bloom_intersect_transfn(PG_FUNCTION_ARGS)
+{
+	return merge_transfn(fcinfo, BF_MERGE_INTERSECT);
+}

@@ -1,0 +1,161 @@
+/*
+ * bf_io.c
+ *		Text and binary I/O of bloomfilter values, and the bytea casts.
+ *
+ * send/recv and the bytea casts carry the portable byte format unchanged.
+ * Text is a readable header and the bits in base64 (see bf_text.h).  Text
+ * input, recv and the cast from bytea are untrusted: every field and length
+ * is validated before anything is allocated.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "libpq/pqformat.h"
+#include "utils/builtins.h"
+#if PG_VERSION_NUM >= 160000
+#include "nodes/miscnodes.h"
+#endif
+
+#include "bf_text.h"
+#include "bf_value.h"
+
+PG_FUNCTION_INFO_V1(bloomfilter_in);
+PG_FUNCTION_INFO_V1(bloomfilter_out);
+PG_FUNCTION_INFO_V1(bloomfilter_recv);
+PG_FUNCTION_INFO_V1(bloomfilter_send);
+PG_FUNCTION_INFO_V1(bloom_to_bytea);
+PG_FUNCTION_INFO_V1(bloom_from_bytea);
+
+/*
+ * Input errors are "soft" on PostgreSQL 16 and later (pg_input_is_valid and
+ * friends), hard errors before.
+ */
+#if PG_VERSION_NUM >= 160000
+#define INPUT_ERROR(fcinfo, ...) ereturn((fcinfo)->context, (Datum) 0, __VA_ARGS__)
+#else
+#define INPUT_ERROR(fcinfo, ...) ereport(ERROR, __VA_ARGS__)
+#endif
+
+/* A new value holding the given buffer (format bytes), validated. */
+static struct varlena *
+value_from_bytes(const char *data, size_t len, char *msg, size_t msglen,
+				 BfStatus *status)
+{
+	BfHeader	h;
+	struct varlena *raw;
+
+	*status = bf_header_decode((const uint8_t *) data, len, &h, msg, msglen);
+	if (*status != BF_OK)
+		return NULL;
+	raw = (struct varlena *) palloc(VARHDRSZ + len);
+	SET_VARSIZE(raw, VARHDRSZ + len);
+	memcpy(VARDATA(raw), data, len);
+	return raw;
+}
+
+Datum
+bloomfilter_in(PG_FUNCTION_ARGS)
+{
+	char	   *str = PG_GETARG_CSTRING(0);
+	char		msg[256];
+	BfHeader	h;
+	const char *data;
+	size_t		datalen;
+	struct varlena *raw;
+	Size		total;
+
+	if (bf_text_parse_header(str, &h, &data, &datalen, msg, sizeof(msg)) != BF_OK)
+		INPUT_ERROR(fcinfo,
+					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					 errmsg("invalid input syntax for type bloomfilter"),
+					 errdetail("%s.", msg),
+					 errhint("The text form is what bloomfilter output produces: \"version=1 layout=... data=<base64>\".")));
+
+	total = VARHDRSZ + BF_HEADER_SIZE + (Size) bf_payload_bytes(h.nbits);
+	if (bf_payload_bytes(h.nbits) > BF_MAX_PAYLOAD_BYTES)
+		INPUT_ERROR(fcinfo,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("bloomfilter of " UINT64_FORMAT " bits is too large", h.nbits),
+					 errdetail("A bloomfilter value is at most 1 GB.")));
+
+	raw = (struct varlena *) palloc(total);
+	SET_VARSIZE(raw, total);
+	bf_header_encode(&h, (uint8_t *) VARDATA(raw));
+	if (bf_text_decode_payload(data, datalen,
+							   (uint8_t *) VARDATA(raw) + BF_HEADER_SIZE,
+							   bf_payload_bytes(h.nbits), msg, sizeof(msg)) != BF_OK)
+		INPUT_ERROR(fcinfo,
+					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					 errmsg("invalid input syntax for type bloomfilter"),
+					 errdetail("%s.", msg)));
+	PG_RETURN_POINTER(raw);
+}
+
+Datum
+bloomfilter_out(PG_FUNCTION_ARGS)
+{
+	BfValue		v;
+	size_t		len;
+	char	   *out;
+
+	bf_value_from_datum(PG_GETARG_DATUM(0), false, &v);
+	len = bf_text_length(&v.hdr);
+	if (len >= MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("bloomfilter of " UINT64_FORMAT " bits is too large for text output",
+						v.hdr.nbits),
+				 errhint("Use binary output (COPY ... WITH (FORMAT binary)) or the cast to bytea.")));
+	out = palloc(len + 1);
+	bf_text_render(&v.hdr, v.bits, out);
+	PG_RETURN_CSTRING(out);
+}
+
+Datum
+bloomfilter_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	size_t		len = buf->len - buf->cursor;
+	char		msg[256];
+	BfStatus	status;
+	struct varlena *raw;
+
+	raw = value_from_bytes(buf->data + buf->cursor, len, msg, sizeof(msg), &status);
+	if (raw == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid binary bloomfilter value"),
+				 errdetail("%s.", msg)));
+	buf->cursor = buf->len;
+	PG_RETURN_POINTER(raw);
+}
+
+/* send and the cast to bytea: the format bytes as they are */
+Datum
+bloomfilter_send(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BYTEA_P(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
+}
+
+Datum
+bloom_to_bytea(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BYTEA_P(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
+}
+
+Datum
+bloom_from_bytea(PG_FUNCTION_ARGS)
+{
+	bytea	   *b = PG_GETARG_BYTEA_P(0);
+	char		msg[256];
+	BfHeader	h;
+
+	if (bf_header_decode((const uint8_t *) VARDATA(b), VARSIZE(b) - VARHDRSZ,
+						 &h, msg, sizeof(msg)) != BF_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("bytea is not a valid bloomfilter value"),
+				 errdetail("%s.", msg),
+				 errhint("The bytes must be the portable format, as produced by the cast of a bloomfilter to bytea.")));
+	PG_RETURN_POINTER(b);
+}

@@ -1,0 +1,252 @@
+/*
+ * bf_keys.c
+ *		Key kinds and canonical key bytes.
+ *
+ * A key is never hashed with PostgreSQL's own hash support functions, whose
+ * values are not stable across platforms and versions.  Each supported type
+ * maps to a key kind and a canonical byte string whose bytes are equal
+ * exactly when the values are equal; the bytes are hashed with XXH3.
+ *
+ *	kind		types					canonical bytes
+ *	integer		int2, int4, int8, oid	the value as int64, little-endian
+ *	text		text, varchar, bpchar,	the bytes in the database encoding
+ *				name					(bpchar without trailing blanks)
+ *	bytea		bytea					the bytes
+ *	uuid		uuid					the 16 bytes
+ *	boolean		bool					one byte, 0 or 1
+ *	float		float4, float8			binary64 little-endian (float4 widened),
+ *										-0 as 0, every NaN as 0x7ff8000000000000
+ *	numeric		numeric					its decimal text without trailing
+ *										fractional zeros ("1.50" -> "1.5")
+ *	date		date					days since 2000-01-01, int64 LE
+ *	timestamp	timestamp				microseconds since 2000-01-01, int64 LE
+ *	timestamptz	timestamptz				microseconds since 2000-01-01 UTC, int64 LE
+ *
+ * Domains use their base type.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_collation.h"
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+#include "utils/pg_locale.h"
+#include "utils/timestamp.h"
+#include "utils/uuid.h"
+
+#include "bf_keys.h"
+
+static BfKeyKind
+key_kind_of_type(Oid basetype)
+{
+	switch (basetype)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case OIDOID:
+			return BF_KEY_INTEGER;
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+		case NAMEOID:
+			return BF_KEY_TEXT;
+		case BYTEAOID:
+			return BF_KEY_BYTEA;
+		case UUIDOID:
+			return BF_KEY_UUID;
+		case BOOLOID:
+			return BF_KEY_BOOLEAN;
+		case FLOAT4OID:
+		case FLOAT8OID:
+			return BF_KEY_FLOAT;
+		case NUMERICOID:
+			return BF_KEY_NUMERIC;
+		case DATEOID:
+			return BF_KEY_DATE;
+		case TIMESTAMPOID:
+			return BF_KEY_TIMESTAMP;
+		case TIMESTAMPTZOID:
+			return BF_KEY_TIMESTAMPTZ;
+		default:
+			return BF_KEY_NONE;
+	}
+}
+
+void
+bf_key_type_init(BfKeyType *kt, Oid typid, Oid collation, Oid filter_typid)
+{
+	Oid			basetype = getBaseType(typid);
+	BfKeyKind	kind = key_kind_of_type(basetype);
+
+	if (kind == BF_KEY_NONE)
+	{
+		if (OidIsValid(filter_typid) && basetype == getBaseType(filter_typid))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("a bloomfilter cannot be a key of another bloomfilter"),
+					 errhint("To combine two filters use bloom_union() (operator |) or bloom_intersect() (operator &).")));
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("keys of type %s are not supported by bloomfilter",
+						format_type_be(typid)),
+				 errdetail("Supported key types: smallint, integer, bigint, oid, text, varchar, char, name, bytea, uuid, boolean, real, double precision, numeric, date, timestamp, timestamptz."),
+				 errhint("Cast the key to text (key::text), and use the same cast when adding and when checking.")));
+	}
+
+	/*
+	 * Under a nondeterministic collation, equal strings can have different
+	 * bytes: a key added as 'A' would not be found as 'a'.  That would be a
+	 * false negative, so refuse.
+	 */
+	if (kind == BF_KEY_TEXT && OidIsValid(collation) &&
+		!get_collation_isdeterministic(collation))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("bloomfilter keys cannot use the nondeterministic collation \"%s\"",
+						get_collation_name(collation)),
+				 errdetail("Strings that are equal under a nondeterministic collation can differ in their bytes, so a filter could answer \"no\" for a key it holds."),
+				 errhint("Normalize the key (for example lower(key) for a case-insensitive collation) and apply COLLATE \"C\".")));
+
+	kt->typid = typid;
+	kt->collation = collation;
+	kt->basetype = basetype;
+	kt->kind = kind;
+	get_typlenbyvalalign(typid, &kt->typlen, &kt->typbyval, &kt->typalign);
+}
+
+/* Hash a varlena's payload (detoasting only if needed). */
+static inline BfHash
+hash_varlena(Datum key, int layout)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(key);
+	struct varlena *d = pg_detoast_datum_packed(v);
+	BfHash		h = bf_hash_bytes(layout, VARDATA_ANY(d), VARSIZE_ANY_EXHDR(d));
+
+	if (d != v)
+		pfree(d);
+	return h;
+}
+
+static BfHash
+hash_bpchar(Datum key, int layout)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(key);
+	struct varlena *d = pg_detoast_datum_packed(v);
+	const char *s = VARDATA_ANY(d);
+	size_t		len = VARSIZE_ANY_EXHDR(d);
+	BfHash		h;
+
+	/* trailing blanks are not significant in bpchar comparisons */
+	while (len > 0 && s[len - 1] == ' ')
+		len--;
+	h = bf_hash_bytes(layout, s, len);
+	if (d != v)
+		pfree(d);
+	return h;
+}
+
+static BfHash
+hash_float(double d, int layout)
+{
+	uint64		bits;
+
+	if (isnan(d))
+		bits = UINT64CONST(0x7ff8000000000000);
+	else if (d == 0.0)
+		bits = 0;				/* -0 equals 0 */
+	else
+		memcpy(&bits, &d, sizeof(bits));
+	return bf_hash_int64(layout, (int64) bits);
+}
+
+/*
+ * numeric: equal values can differ in display scale ("1.5" = "1.50"), so the
+ * canonical form is the decimal text with trailing fractional zeros removed.
+ */
+static BfHash
+hash_numeric_key(Datum key, int layout)
+{
+	char	   *s = DatumGetCString(DirectFunctionCall1(numeric_out, key));
+	size_t		len = strlen(s);
+	BfHash		h;
+
+	if (strchr(s, '.') != NULL)
+	{
+		while (len > 0 && s[len - 1] == '0')
+			len--;
+		if (len > 0 && s[len - 1] == '.')
+			len--;
+	}
+	h = bf_hash_bytes(layout, s, len);
+	pfree(s);
+	return h;
+}
+
+BfHash
+bf_key_hash(const BfKeyType *kt, Datum key, int layout)
+{
+	switch (kt->basetype)
+	{
+		case INT2OID:
+			return bf_hash_int64(layout, DatumGetInt16(key));
+		case INT4OID:
+			return bf_hash_int64(layout, DatumGetInt32(key));
+		case INT8OID:
+			return bf_hash_int64(layout, DatumGetInt64(key));
+		case OIDOID:
+			return bf_hash_int64(layout, (int64) DatumGetObjectId(key));
+		case TEXTOID:
+		case VARCHAROID:
+		case BYTEAOID:
+			return hash_varlena(key, layout);
+		case BPCHAROID:
+			return hash_bpchar(key, layout);
+		case NAMEOID:
+			{
+				const char *s = NameStr(*DatumGetName(key));
+
+				return bf_hash_bytes(layout, s, strnlen(s, NAMEDATALEN));
+			}
+		case UUIDOID:
+			return bf_hash_bytes(layout, DatumGetUUIDP(key)->data, UUID_LEN);
+		case BOOLOID:
+			{
+				uint8		b = DatumGetBool(key) ? 1 : 0;
+
+				return bf_hash_bytes(layout, &b, 1);
+			}
+		case FLOAT4OID:
+			return hash_float((double) DatumGetFloat4(key), layout);
+		case FLOAT8OID:
+			return hash_float(DatumGetFloat8(key), layout);
+		case NUMERICOID:
+			return hash_numeric_key(key, layout);
+		case DATEOID:
+			return bf_hash_int64(layout, (int64) DatumGetDateADT(key));
+		case TIMESTAMPOID:
+			return bf_hash_int64(layout, (int64) DatumGetTimestamp(key));
+		case TIMESTAMPTZOID:
+			return bf_hash_int64(layout, (int64) DatumGetTimestampTz(key));
+		default:
+			elog(ERROR, "unexpected bloomfilter key type %u", kt->basetype);
+	}
+	pg_unreachable();
+}
+
+void
+bf_key_check_kind(int filter_kind, const BfKeyType *kt)
+{
+	if (filter_kind != BF_KEY_NONE && filter_kind != (int) kt->kind)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("key of type %s (key kind %s) does not match this filter's key kind %s",
+						format_type_be(kt->typid), bf_key_kind_name(kt->kind),
+						bf_key_kind_name(filter_kind)),
+				 errhint("Cast the key to a type of kind %s, as when the filter was built.",
+						 bf_key_kind_name(filter_kind))));
+}

@@ -1,0 +1,45 @@
+/*
+ * bf_keys.h
+ *		Key kinds and canonical key bytes: how a SQL value becomes the bytes
+ *		that are hashed.  See the table in README.md ("Keys").
+ */
+#ifndef BF_KEYS_H
+#define BF_KEYS_H
+
+#include "postgres.h"
+
+#include "bf_format.h"
+#include "bf_hash.h"
+
+/* What a call site knows about the type of its key argument. */
+typedef struct BfKeyType
+{
+	Oid			typid;			/* the argument's type (InvalidOid: not set) */
+	Oid			collation;		/* the collation it was checked under */
+	Oid			basetype;		/* typid with domains stripped */
+	BfKeyKind	kind;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+} BfKeyType;
+
+/*
+ * Resolve a key type: its kind and storage properties.  Raises an error for a
+ * type without a canonical form, and for text under a nondeterministic
+ * collation.  filter_typid is the bloomfilter type (to give a better message
+ * when a filter is passed as a key), or InvalidOid.
+ */
+extern void bf_key_type_init(BfKeyType *kt, Oid typid, Oid collation,
+							 Oid filter_typid);
+
+/* Hash a (non-NULL) key of that type for a filter of the given layout. */
+extern BfHash bf_key_hash(const BfKeyType *kt, Datum key, int layout);
+
+/*
+ * Check that keys of this type may be added to or checked against a filter
+ * whose key kind is filter_kind; raises an error naming both kinds otherwise.
+ * A filter of kind none (no key added yet) accepts any kind.
+ */
+extern void bf_key_check_kind(int filter_kind, const BfKeyType *kt);
+
+#endif							/* BF_KEYS_H */

@@ -1,0 +1,368 @@
+/*
+ * bf_ops.c
+ *		SQL functions and operators on bloomfilter values: construction,
+ *		adding keys, membership, set operations, comparison and inspection.
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "catalog/pg_type.h"
+#include "lib/stringinfo.h"
+#include "utils/array.h"
+#include "utils/arrayaccess.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+
+#include "bf_cache.h"
+#include "bf_keys.h"
+#include "bf_layout.h"
+#include "bf_text.h"
+#include "bf_value.h"
+
+PG_FUNCTION_INFO_V1(bloom_empty);
+PG_FUNCTION_INFO_V1(bloom_add);
+PG_FUNCTION_INFO_V1(bloom_add_all);
+PG_FUNCTION_INFO_V1(bloom_contains);
+PG_FUNCTION_INFO_V1(bloom_contained);
+PG_FUNCTION_INFO_V1(bloom_contains_all);
+PG_FUNCTION_INFO_V1(bloom_contains_any);
+PG_FUNCTION_INFO_V1(bloom_union);
+PG_FUNCTION_INFO_V1(bloom_intersect);
+PG_FUNCTION_INFO_V1(bloom_eq);
+PG_FUNCTION_INFO_V1(bloom_ne);
+PG_FUNCTION_INFO_V1(bloom_info);
+PG_FUNCTION_INFO_V1(bloom_cardinality);
+PG_FUNCTION_INFO_V1(bloom_fpr);
+
+#define PG_RETURN_BLOOMFILTER(v)	PG_RETURN_POINTER((v)->raw)
+
+/*
+ * bloom_empty(capacity bigint, fpr float8, layout text)
+ */
+Datum
+bloom_empty(PG_FUNCTION_ARGS)
+{
+	int64		capacity = PG_GETARG_INT64(0);
+	double		fpr = PG_GETARG_FLOAT8(1);
+	char	   *layout_name = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	BfValue		v;
+
+	bf_value_create(capacity, fpr, bf_layout_parse(layout_name), &v);
+	PG_RETURN_BLOOMFILTER(&v);
+}
+
+/*
+ * Add the elements of an array to a writable filter; returns how many were
+ * added (NULL elements are skipped).
+ */
+static uint64
+add_array(FunctionCallInfo fcinfo, BfCallSite *site, BfValue *v,
+		  ArrayType *arr)
+{
+	const BfKeyType *kt = bf_call_site_key(fcinfo, site, ARR_ELEMTYPE(arr), 0);
+	int			nitems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	array_iter	iter;
+	uint64		added = 0;
+
+	bf_key_check_kind(v->hdr.key_kind, kt);
+	array_iter_setup(&iter, (AnyArrayType *) arr);
+	for (int i = 0; i < nitems; i++)
+	{
+		bool		isnull;
+		Datum		elem = array_iter_next(&iter, &isnull, i, kt->typlen,
+										   kt->typbyval, kt->typalign);
+
+		if (isnull)
+			continue;
+		bf_add_hash(&v->hdr, v->bits, bf_key_hash(kt, elem, v->hdr.layout));
+		added++;
+	}
+	if (added > 0)
+		bf_value_note_added(v, kt->kind, added);
+	return added;
+}
+
+/*
+ * bloom_add(bloomfilter, anyelement): the filter with the key added.  A NULL
+ * key leaves the filter unchanged; a NULL filter gives NULL.
+ */
+Datum
+bloom_add(PG_FUNCTION_ARGS)
+{
+	BfCallSite *site;
+	const BfKeyType *kt;
+	BfValue		v;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+
+	site = bf_call_site(fcinfo);
+	kt = bf_call_site_key(fcinfo, site, get_fn_expr_argtype(fcinfo->flinfo, 1), 0);
+	bf_value_from_datum(PG_GETARG_DATUM(0), true, &v);
+	bf_key_check_kind(v.hdr.key_kind, kt);
+	bf_add_hash(&v.hdr, v.bits, bf_key_hash(kt, PG_GETARG_DATUM(1), v.hdr.layout));
+	bf_value_note_added(&v, kt->kind, 1);
+	PG_RETURN_BLOOMFILTER(&v);
+}
+
+/*
+ * bloom_add_all(bloomfilter, anyarray): the filter with every non-NULL
+ * element added.
+ */
+Datum
+bloom_add_all(PG_FUNCTION_ARGS)
+{
+	BfValue		v;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+
+	bf_value_from_datum(PG_GETARG_DATUM(0), true, &v);
+	add_array(fcinfo, bf_call_site(fcinfo), &v, PG_GETARG_ARRAYTYPE_P(1));
+	PG_RETURN_BLOOMFILTER(&v);
+}
+
+/* Test one key against the filter argument, through the call-site cache. */
+static bool
+contains_key(FunctionCallInfo fcinfo, int filter_argno, int key_argno)
+{
+	BfCallSite *site = bf_call_site(fcinfo);
+	const BfKeyType *kt;
+	BfValue		v;
+
+	kt = bf_call_site_key(fcinfo, site,
+						  get_fn_expr_argtype(fcinfo->flinfo, key_argno),
+						  filter_argno);
+	bf_call_site_value(fcinfo, site, filter_argno, &v);
+	if (v.hdr.key_kind == BF_KEY_NONE)
+		return false;			/* no key was ever added */
+	bf_key_check_kind(v.hdr.key_kind, kt);
+	return bf_test_hash(&v.hdr, v.bits,
+						bf_key_hash(kt, PG_GETARG_DATUM(key_argno), v.hdr.layout));
+}
+
+/* bloom_contains(bloomfilter, anyelement), operator @> */
+Datum
+bloom_contains(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_key(fcinfo, 0, 1));
+}
+
+/* bloom_contained(anyelement, bloomfilter), operator <@ */
+Datum
+bloom_contained(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_key(fcinfo, 1, 0));
+}
+
+/*
+ * Check every element of an array.  Returns the number of elements that may
+ * be present, and counts NULL elements and elements definitely absent.  With
+ * stop_on_absent / stop_on_present the scan ends at the first such element.
+ */
+typedef struct ArrayProbe
+{
+	int			present;
+	int			absent;
+	int			nulls;
+} ArrayProbe;
+
+static ArrayProbe
+probe_array(FunctionCallInfo fcinfo, bool stop_on_absent, bool stop_on_present)
+{
+	BfCallSite *site = bf_call_site(fcinfo);
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
+	const BfKeyType *kt = bf_call_site_key(fcinfo, site, ARR_ELEMTYPE(arr), 0);
+	int			nitems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	ArrayProbe	r = {0, 0, 0};
+	array_iter	iter;
+	BfValue		v;
+	bool		empty;
+
+	bf_call_site_value(fcinfo, site, 0, &v);
+	empty = (v.hdr.key_kind == BF_KEY_NONE);
+	if (!empty)
+		bf_key_check_kind(v.hdr.key_kind, kt);
+
+	array_iter_setup(&iter, (AnyArrayType *) arr);
+	for (int i = 0; i < nitems; i++)
+	{
+		bool		isnull;
+		Datum		elem = array_iter_next(&iter, &isnull, i, kt->typlen,
+										   kt->typbyval, kt->typalign);
+
+		if (isnull)
+			r.nulls++;
+		else if (!empty &&
+				 bf_test_hash(&v.hdr, v.bits, bf_key_hash(kt, elem, v.hdr.layout)))
+		{
+			r.present++;
+			if (stop_on_present)
+				break;
+		}
+		else
+		{
+			r.absent++;
+			if (stop_on_absent)
+				break;
+		}
+	}
+	return r;
+}
+
+/*
+ * bloom_contains_all(bloomfilter, anyarray): as key = ALL(array) — false if
+ * some element is definitely absent, else NULL if some element is NULL, else
+ * true (also for an empty array).
+ */
+Datum
+bloom_contains_all(PG_FUNCTION_ARGS)
+{
+	ArrayProbe	r = probe_array(fcinfo, true, false);
+
+	if (r.absent > 0)
+		PG_RETURN_BOOL(false);
+	if (r.nulls > 0)
+		PG_RETURN_NULL();
+	PG_RETURN_BOOL(true);
+}
+
+/*
+ * bloom_contains_any(bloomfilter, anyarray): as key = ANY(array) — true if
+ * some element may be present, else NULL if some element is NULL, else false
+ * (also for an empty array).
+ */
+Datum
+bloom_contains_any(PG_FUNCTION_ARGS)
+{
+	ArrayProbe	r = probe_array(fcinfo, false, true);
+
+	if (r.present > 0)
+		PG_RETURN_BOOL(true);
+	if (r.nulls > 0)
+		PG_RETURN_NULL();
+	PG_RETURN_BOOL(false);
+}
+
+static Datum
+merge(FunctionCallInfo fcinfo, BfMergeOp op)
+{
+	BfValue		a,
+				b;
+
+	bf_value_from_datum(PG_GETARG_DATUM(0), true, &a);
+	bf_value_from_datum(PG_GETARG_DATUM(1), false, &b);
+	bf_value_merge(&a, &b, op);
+	PG_RETURN_BLOOMFILTER(&a);
+}
+
+/* bloom_union(bloomfilter, bloomfilter), operator | */
+Datum
+bloom_union(PG_FUNCTION_ARGS)
+{
+	return merge(fcinfo, BF_MERGE_UNION);
+}
+
+/* bloom_intersect(bloomfilter, bloomfilter), operator & */
+Datum
+bloom_intersect(PG_FUNCTION_ARGS)
+{
+	return merge(fcinfo, BF_MERGE_INTERSECT);
+}
+
+/* Identical values: same size first, so different sizes never detoast. */
+static bool
+values_equal(FunctionCallInfo fcinfo)
+{
+	Datum		d1 = PG_GETARG_DATUM(0);
+	Datum		d2 = PG_GETARG_DATUM(1);
+	struct varlena *a;
+	struct varlena *b;
+
+	if (toast_raw_datum_size(d1) != toast_raw_datum_size(d2))
+		return false;
+	a = PG_DETOAST_DATUM_PACKED(d1);
+	b = PG_DETOAST_DATUM_PACKED(d2);
+	return VARSIZE_ANY_EXHDR(a) == VARSIZE_ANY_EXHDR(b) &&
+		memcmp(VARDATA_ANY(a), VARDATA_ANY(b), VARSIZE_ANY_EXHDR(a)) == 0;
+}
+
+/* bloom_eq(bloomfilter, bloomfilter), operator = */
+Datum
+bloom_eq(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(values_equal(fcinfo));
+}
+
+/* bloom_ne(bloomfilter, bloomfilter), operator <> */
+Datum
+bloom_ne(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(!values_equal(fcinfo));
+}
+
+static void
+append_double(StringInfo buf, const char *key, double d)
+{
+	char		num[32];
+
+	bf_format_double(d, num, sizeof(num));
+	appendStringInfo(buf, ", \"%s\": %s", key, num);
+}
+
+/*
+ * bloom_info(bloomfilter) -> jsonb: the header fields and estimates.
+ */
+Datum
+bloom_info(PG_FUNCTION_ARGS)
+{
+	BfValue		v;
+	StringInfoData buf;
+	uint64		bits_set;
+
+	bf_call_site_value(fcinfo, bf_call_site(fcinfo), 0, &v);
+	bits_set = bf_bits_popcount(v.bits, bf_payload_bytes(v.hdr.nbits));
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "{\"version\": %u, \"layout\": \"%s\", \"bits\": " UINT64_FORMAT
+					 ", \"bytes\": " UINT64_FORMAT ", \"hashes\": %u, \"key_kind\": \"%s\""
+					 ", \"capacity\": " UINT64_FORMAT,
+					 v.hdr.version, bf_layout_name(v.hdr.layout), v.hdr.nbits,
+					 (uint64) (BF_HEADER_SIZE + bf_payload_bytes(v.hdr.nbits)),
+					 v.hdr.hashes, bf_key_kind_name(v.hdr.key_kind),
+					 v.hdr.capacity);
+	append_double(&buf, "target_fpr", v.hdr.target_fpr);
+	appendStringInfo(&buf, ", \"added\": " UINT64_FORMAT ", \"bits_set\": " UINT64_FORMAT,
+					 v.hdr.added, bits_set);
+	append_double(&buf, "fill", (double) bits_set / (double) v.hdr.nbits);
+	append_double(&buf, "estimated_cardinality",
+				  bf_estimate_cardinality(&v.hdr, v.bits));
+	append_double(&buf, "estimated_fpr", bf_estimate_fpr(&v.hdr, v.bits));
+	appendStringInfoChar(&buf, '}');
+
+	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
+}
+
+/* bloom_cardinality(bloomfilter): distinct keys added, estimated from the bits */
+Datum
+bloom_cardinality(PG_FUNCTION_ARGS)
+{
+	BfValue		v;
+
+	bf_call_site_value(fcinfo, bf_call_site(fcinfo), 0, &v);
+	PG_RETURN_FLOAT8(bf_estimate_cardinality(&v.hdr, v.bits));
+}
+
+/* bloom_fpr(bloomfilter): the current false-positive rate, estimated */
+Datum
+bloom_fpr(PG_FUNCTION_ARGS)
+{
+	BfValue		v;
+
+	bf_call_site_value(fcinfo, bf_call_site(fcinfo), 0, &v);
+	PG_RETURN_FLOAT8(bf_estimate_fpr(&v.hdr, v.bits));
+}

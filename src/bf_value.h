@@ -1,0 +1,67 @@
+/*
+ * bf_value.h
+ *		bloomfilter values in memory: open (validate and decode), create
+ *		(sizing), and merge.
+ */
+#ifndef BF_VALUE_H
+#define BF_VALUE_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/memutils.h"
+
+#include "bf_format.h"
+#include "bf_hash.h"
+#include "bf_layout.h"
+
+/* A value opened for reading (or writing, if it is a private copy). */
+typedef struct BfValue
+{
+	BfHeader	hdr;
+	struct varlena *raw;		/* the whole value, detoasted, 4-byte header */
+	uint8	   *bits;			/* its bit array, bf_payload_bytes(hdr.nbits) */
+} BfValue;
+
+/*
+ * The largest bit array of a layout that fits in one value (MaxAllocSize,
+ * just under 1 GB, including the varlena and format headers).
+ */
+#define BF_MAX_PAYLOAD_BYTES	((uint64) (MaxAllocSize - VARHDRSZ - BF_HEADER_SIZE))
+#define BF_MAX_NBITS(layout) \
+	((layout) == BF_LAYOUT_CLASSIC ? \
+	 (BF_MAX_PAYLOAD_BYTES / (BF_CLASSIC_ALIGN_BITS / 8)) * BF_CLASSIC_ALIGN_BITS : \
+	 (BF_MAX_PAYLOAD_BYTES / BF_BLOCK_BYTES) * BF_BLOCK_BITS)
+
+/* Open a detoasted value (4-byte header); raises data_corrupted if invalid. */
+extern void bf_value_open(struct varlena *raw, BfValue *v);
+
+/* Detoast a datum and open it; copy = true gives a private, writable copy. */
+extern void bf_value_from_datum(Datum d, bool copy, BfValue *v);
+
+/* Parse a layout name given by a user; raises an error for an unknown one. */
+extern int	bf_layout_parse(const char *name);
+
+/*
+ * A new empty value sized for capacity keys at target rate fpr, allocated in
+ * CurrentMemoryContext.  Raises an error for parameters out of range or a
+ * capacity that does not fit in one value.
+ */
+extern void bf_value_create(int64 capacity, double fpr, int layout, BfValue *v);
+
+/* Record that a key of kind `kind` was added (header fields only). */
+extern void bf_value_note_added(BfValue *v, int kind, uint64 nkeys);
+
+typedef enum BfMergeOp
+{
+	BF_MERGE_UNION,
+	BF_MERGE_INTERSECT
+} BfMergeOp;
+
+/*
+ * Merge src into dst (a writable value): bitwise OR or AND.  Both must have
+ * the same layout, bits, hashes, capacity and fpr, and compatible key kinds.
+ */
+extern void bf_value_merge(BfValue *dst, const BfValue *src, BfMergeOp op);
+
+#endif							/* BF_VALUE_H */

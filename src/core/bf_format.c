@@ -1,0 +1,393 @@
+/*
+ * bf_format.c
+ *		Encode, decode and validate the bloomfilter byte format.
+ *
+ * The layout is documented in bf_format.h.  bf_header_decode is the single
+ * entry point for untrusted binary input (recv, the bytea cast, fuzzers): it
+ * checks every field and the total length before anything else looks at the
+ * payload, and it never reads past len.
+ *
+ * Free of PostgreSQL.
+ */
+#include "bf_format.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bf_text.h"
+
+/* Offsets of the header fields (see bf_format.h). */
+#define OFF_MAGIC		0
+#define OFF_VERSION		4
+#define OFF_FAMILY		5
+#define OFF_LAYOUT		6
+#define OFF_KEY_KIND	7
+#define OFF_HASHES		8
+#define OFF_FLAGS		10
+#define OFF_LAYERS		12
+#define OFF_NBITS		16
+#define OFF_CAPACITY	24
+#define OFF_FPR			32
+#define OFF_ADDED		40
+#define OFF_RESERVED	48
+
+static const char *const layout_names[] = {
+	NULL,						/* 0: not a layout */
+	"blocked",					/* BF_LAYOUT_BLOCKED */
+	"classic"					/* BF_LAYOUT_CLASSIC */
+};
+
+static const char *const key_kind_names[] = {
+	"none",						/* BF_KEY_NONE */
+	"integer",					/* BF_KEY_INTEGER */
+	"text",						/* BF_KEY_TEXT */
+	"bytea",					/* BF_KEY_BYTEA */
+	"uuid",						/* BF_KEY_UUID */
+	"boolean",					/* BF_KEY_BOOLEAN */
+	"float",					/* BF_KEY_FLOAT */
+	"numeric",					/* BF_KEY_NUMERIC */
+	"date",						/* BF_KEY_DATE */
+	"timestamp",				/* BF_KEY_TIMESTAMP */
+	"timestamptz"				/* BF_KEY_TIMESTAMPTZ */
+};
+
+/* Guard against someone appending to the enums without naming the value. */
+typedef char bf_layout_names_check[(sizeof(layout_names) / sizeof(layout_names[0]) == BF_LAYOUT_MAX + 1) ? 1 : -1];
+typedef char bf_key_kind_names_check[(sizeof(key_kind_names) / sizeof(key_kind_names[0]) == BF_KEY_KIND_MAX + 1) ? 1 : -1];
+
+/* Little-endian readers and writers for the narrower fields. */
+static uint16_t
+read_u16le(const uint8_t *p)
+{
+	return (uint16_t) (p[0] | (p[1] << 8));
+}
+
+static uint32_t
+read_u32le(const uint8_t *p)
+{
+	return (uint32_t) p[0] | ((uint32_t) p[1] << 8) |
+		((uint32_t) p[2] << 16) | ((uint32_t) p[3] << 24);
+}
+
+static void
+write_u16le(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t) v;
+	p[1] = (uint8_t) (v >> 8);
+}
+
+static void
+write_u32le(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t) v;
+	p[1] = (uint8_t) (v >> 8);
+	p[2] = (uint8_t) (v >> 16);
+	p[3] = (uint8_t) (v >> 24);
+}
+
+/* The IEEE-754 bits of a double go through a uint64 (both little-endian). */
+static double
+read_f64le(const uint8_t *p)
+{
+	uint64_t	u = bf_read_u64le(p);
+	double		d;
+
+	memcpy(&d, &u, sizeof(d));
+	return d;
+}
+
+static void
+write_f64le(uint8_t *p, double d)
+{
+	uint64_t	u;
+
+	memcpy(&u, &d, sizeof(u));
+	bf_write_u64le(p, u);
+}
+
+const char *
+bf_layout_name(int layout)
+{
+	if (layout < 1 || layout > BF_LAYOUT_MAX)
+		return NULL;
+	return layout_names[layout];
+}
+
+int
+bf_layout_from_name(const char *name)
+{
+	int			i;
+
+	if (name == NULL)
+		return -1;
+	for (i = 1; i <= BF_LAYOUT_MAX; i++)
+	{
+		if (strcmp(name, layout_names[i]) == 0)
+			return i;
+	}
+	return -1;
+}
+
+const char *
+bf_key_kind_name(int key_kind)
+{
+	if (key_kind < 0 || key_kind > BF_KEY_KIND_MAX)
+		return NULL;
+	return key_kind_names[key_kind];
+}
+
+int
+bf_key_kind_from_name(const char *name)
+{
+	int			i;
+
+	if (name == NULL)
+		return -1;
+	for (i = 0; i <= BF_KEY_KIND_MAX; i++)
+	{
+		if (strcmp(name, key_kind_names[i]) == 0)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Validate the fields of a decoded (or parsed) header.  The checks run in
+ * the order of the fields in the byte format, so the first bad field is the
+ * one reported.
+ */
+BfStatus
+bf_header_check(const BfHeader *h, char *msg, size_t msglen)
+{
+	char		numbuf[40];
+
+	if (msg != NULL && msglen > 0)
+		msg[0] = '\0';
+
+	if (h->version != BF_FORMAT_VERSION)
+	{
+		if (msg)
+			snprintf(msg, msglen,
+					 "unknown format version %u (this build reads version %d)",
+					 (unsigned) h->version, BF_FORMAT_VERSION);
+		return BF_ERR_VERSION;
+	}
+	if (h->family != BF_FAMILY_BLOOM)
+	{
+		if (msg)
+			snprintf(msg, msglen,
+					 "unsupported filter family %u (this build reads family %d, bloom)",
+					 (unsigned) h->family, BF_FAMILY_BLOOM);
+		return BF_ERR_FAMILY;
+	}
+	if (h->layout < 1 || h->layout > BF_LAYOUT_MAX)
+	{
+		if (msg)
+			snprintf(msg, msglen,
+					 "unknown layout %u (expected 1 for blocked or 2 for classic)",
+					 (unsigned) h->layout);
+		return BF_ERR_LAYOUT;
+	}
+	if (h->key_kind > BF_KEY_KIND_MAX)
+	{
+		if (msg)
+			snprintf(msg, msglen,
+					 "unknown key kind %u (this build knows 0..%d)",
+					 (unsigned) h->key_kind, BF_KEY_KIND_MAX);
+		return BF_ERR_KEY_KIND;
+	}
+	if (h->hashes < 1 || h->hashes > BF_MAX_HASHES)
+	{
+		if (msg)
+			snprintf(msg, msglen, "hash count %u is out of range 1..%d",
+					 (unsigned) h->hashes, BF_MAX_HASHES);
+		return BF_ERR_HASHES;
+	}
+	if (h->flags != 0)
+	{
+		if (msg)
+			snprintf(msg, msglen,
+					 "unknown flags 0x%04x (version %d defines no flags)",
+					 (unsigned) h->flags, BF_FORMAT_VERSION);
+		return BF_ERR_FLAGS;
+	}
+	if (h->layers != 1)
+	{
+		if (msg)
+			snprintf(msg, msglen,
+					 "layer count %lu is not supported (version %d has exactly 1 layer)",
+					 (unsigned long) h->layers, BF_FORMAT_VERSION);
+		return BF_ERR_LAYERS;
+	}
+	if (h->nbits == 0)
+	{
+		if (msg)
+			snprintf(msg, msglen, "bit count 0 is not positive");
+		return BF_ERR_NBITS;
+	}
+	{
+		uint64_t	align = (h->layout == BF_LAYOUT_BLOCKED) ?
+			BF_BLOCK_BITS : BF_CLASSIC_ALIGN_BITS;
+
+		if (h->nbits % align != 0)
+		{
+			if (msg)
+				snprintf(msg, msglen,
+						 "bit count %llu is not a multiple of %llu for layout %s",
+						 (unsigned long long) h->nbits,
+						 (unsigned long long) align,
+						 bf_layout_name(h->layout));
+			return BF_ERR_NBITS;
+		}
+	}
+	if (h->capacity < 1)
+	{
+		if (msg)
+			snprintf(msg, msglen, "capacity 0 is out of range (must be at least 1)");
+		return BF_ERR_CAPACITY;
+	}
+	if (!isfinite(h->target_fpr) || !(h->target_fpr > 0.0) ||
+		!(h->target_fpr < 1.0))
+	{
+		if (msg)
+		{
+			bf_format_double(h->target_fpr, numbuf, sizeof(numbuf));
+			snprintf(msg, msglen,
+					 "target false-positive rate %s is out of range (0, 1)",
+					 numbuf);
+		}
+		return BF_ERR_FPR;
+	}
+	return BF_OK;
+}
+
+/*
+ * Decode and validate a whole value.  Everything is checked against len
+ * before it is used: the caller may then trust out->nbits to describe the
+ * bytes that follow the header.
+ */
+BfStatus
+bf_header_decode(const uint8_t *buf, size_t len, BfHeader *out,
+				 char *msg, size_t msglen)
+{
+	BfHeader	h;
+	BfStatus	st;
+	int			i;
+
+	if (msg != NULL && msglen > 0)
+		msg[0] = '\0';
+
+	if (buf == NULL || len < BF_HEADER_SIZE)
+	{
+		if (msg)
+			snprintf(msg, msglen,
+					 "value is %llu bytes, shorter than the %d-byte header",
+					 (unsigned long long) (buf == NULL ? 0 : len), BF_HEADER_SIZE);
+		return BF_ERR_TRUNCATED;
+	}
+	if (buf[0] != BF_MAGIC_0 || buf[1] != BF_MAGIC_1 ||
+		buf[2] != BF_MAGIC_2 || buf[3] != BF_MAGIC_3)
+	{
+		if (msg)
+			snprintf(msg, msglen,
+					 "bad magic bytes %02x %02x %02x %02x (expected \"BLMF\")",
+					 buf[0], buf[1], buf[2], buf[3]);
+		return BF_ERR_MAGIC;
+	}
+
+	memset(&h, 0, sizeof(h));
+	h.version = buf[OFF_VERSION];
+	h.family = buf[OFF_FAMILY];
+	h.layout = buf[OFF_LAYOUT];
+	h.key_kind = buf[OFF_KEY_KIND];
+	h.hashes = read_u16le(buf + OFF_HASHES);
+	h.flags = read_u16le(buf + OFF_FLAGS);
+	h.layers = read_u32le(buf + OFF_LAYERS);
+	h.nbits = bf_read_u64le(buf + OFF_NBITS);
+	h.capacity = bf_read_u64le(buf + OFF_CAPACITY);
+	h.target_fpr = read_f64le(buf + OFF_FPR);
+	h.added = bf_read_u64le(buf + OFF_ADDED);
+
+	/*
+	 * The version comes first: a later version may move every other field,
+	 * so nothing else is worth reporting about it.
+	 */
+	st = bf_header_check(&h, msg, msglen);
+	if (st != BF_OK)
+		return st;
+
+	for (i = OFF_RESERVED; i < BF_HEADER_SIZE; i++)
+	{
+		if (buf[i] != 0)
+		{
+			if (msg)
+				snprintf(msg, msglen, "reserved header bytes are not zero");
+			return BF_ERR_RESERVED;
+		}
+	}
+
+	/*
+	 * len - 64 cannot underflow (checked above) and nbits / 8 cannot
+	 * overflow, so compare those rather than computing 64 + nbits / 8, which
+	 * might not fit in a size_t.
+	 */
+	if ((uint64_t) (len - BF_HEADER_SIZE) != bf_payload_bytes(h.nbits))
+	{
+		if (msg)
+		{
+			uint64_t	payload = bf_payload_bytes(h.nbits);
+
+			if (payload <= UINT64_MAX - BF_HEADER_SIZE)
+				snprintf(msg, msglen,
+						 "length %llu does not match bit count %llu (expected %llu bytes)",
+						 (unsigned long long) len,
+						 (unsigned long long) h.nbits,
+						 (unsigned long long) (payload + BF_HEADER_SIZE));
+			else
+				snprintf(msg, msglen,
+						 "length %llu does not match bit count %llu",
+						 (unsigned long long) len,
+						 (unsigned long long) h.nbits);
+		}
+		return BF_ERR_LENGTH;
+	}
+
+	if (out != NULL)
+		*out = h;
+	return BF_OK;
+}
+
+void
+bf_header_encode(const BfHeader *h, uint8_t *buf)
+{
+	memset(buf, 0, BF_HEADER_SIZE);
+	buf[0] = BF_MAGIC_0;
+	buf[1] = BF_MAGIC_1;
+	buf[2] = BF_MAGIC_2;
+	buf[3] = BF_MAGIC_3;
+	buf[OFF_VERSION] = h->version;
+	buf[OFF_FAMILY] = h->family;
+	buf[OFF_LAYOUT] = h->layout;
+	buf[OFF_KEY_KIND] = h->key_kind;
+	write_u16le(buf + OFF_HASHES, h->hashes);
+	write_u16le(buf + OFF_FLAGS, h->flags);
+	write_u32le(buf + OFF_LAYERS, h->layers);
+	bf_write_u64le(buf + OFF_NBITS, h->nbits);
+	bf_write_u64le(buf + OFF_CAPACITY, h->capacity);
+	write_f64le(buf + OFF_FPR, h->target_fpr);
+	bf_write_u64le(buf + OFF_ADDED, h->added);
+	/* bytes 48..63 stay zero */
+}
+
+void
+bf_header_set_key_kind(uint8_t *buf, uint8_t key_kind)
+{
+	buf[OFF_KEY_KIND] = key_kind;
+}
+
+void
+bf_header_set_added(uint8_t *buf, uint64_t added)
+{
+	bf_write_u64le(buf + OFF_ADDED, added);
+}
