@@ -45,8 +45,8 @@ open_state(FunctionCallInfo fcinfo, BfValue *v)
 /*
  * bloom_agg_transfn(state, key, capacity [, fpr [, layout]])
  *
- * The first row creates the filter; the sizing arguments must then stay the
- * same for every row of the group.
+ * The first row with a non-NULL key creates the filter; the sizing arguments
+ * must then stay the same for every row of the group.
  */
 Datum
 bloom_agg_transfn(PG_FUNCTION_ARGS)
@@ -55,6 +55,16 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 	double		fpr = DEFAULT_FPR;
 	int			layout = BF_LAYOUT_BLOCKED;
 	BfValue		v;
+	BfCallSite *site;
+	const BfKeyType *kt;
+
+	/* NULL keys are skipped; only NULL keys (or no rows) give NULL */
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
 
 	if (PG_ARGISNULL(2) || (PG_NARGS() > 3 && PG_ARGISNULL(3)) ||
 		(PG_NARGS() > 4 && PG_ARGISNULL(4)))
@@ -79,18 +89,11 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 					 errmsg("bloom_agg capacity, fpr and layout must be the same for every row of a group")));
 	}
 
-	if (!PG_ARGISNULL(1))
-	{
-		BfCallSite *site = bf_call_site(fcinfo);
-		const BfKeyType *kt;
-
-		kt = bf_call_site_key(fcinfo, site,
-							  get_fn_expr_argtype(fcinfo->flinfo, 1), 0);
-		bf_key_check_kind(v.hdr.key_kind, kt);
-		bf_add_hash(&v.hdr, v.bits,
-					bf_key_hash(kt, PG_GETARG_DATUM(1), v.hdr.layout));
-		bf_value_note_added(&v, kt->kind, 1);
-	}
+	site = bf_call_site(fcinfo);
+	kt = bf_call_site_key(fcinfo, site, get_fn_expr_argtype(fcinfo->flinfo, 1), 0);
+	bf_key_check_kind(v.hdr.key_kind, kt);
+	bf_add_hash(&v.hdr, v.bits, bf_key_hash(kt, PG_GETARG_DATUM(1), v.hdr.layout));
+	bf_value_note_added(&v, kt->kind, 1);
 	PG_RETURN_POINTER(v.raw);
 }
 

@@ -55,7 +55,8 @@ ipow(double x, int k)
  *
  * The Poisson weights are computed in log space (lgamma) at the first term
  * and carried by the recurrence Pois(i + 1) = Pois(i) lambda / (i + 1),
- * which neither overflows nor loses precision.  We sum i over
+ * which neither overflows nor loses precision; the sum is normalised by the
+ * weights' total (see below).  We sum i over
  * [lambda - 14 sqrt(lambda) - 40, lambda + 14 sqrt(lambda) + 40]: outside
  * that window the Poisson mass is below 1e-40, and on the lower side the
  * conditional rate is also smaller, so the omitted terms are negligible even
@@ -78,6 +79,7 @@ blocked_fpr(double lambda, int k)
 	double		lnlambda;
 	double		i;
 	double		p;
+	double		mass = 0.0;
 	double		sum = 0.0;
 
 	if (!(lambda > 0.0))
@@ -103,11 +105,22 @@ blocked_fpr(double lambda, int k)
 	for (i = lo_d; i <= hi_d; i += 1.0)
 	{
 		/* p is Pois(i); an empty block (i = 0) never tests positive */
+		mass += p;
 		if (i > 0.0)
 			sum += p * ipow(-expm1(i * klnq), k);
 		p *= lambda / (i + 1.0);
 	}
 
+	/*
+	 * The window holds all but 1e-40 of the mass, so dividing by the mass
+	 * summed changes nothing in exact arithmetic; in floating point it
+	 * cancels the rounding error of the first weight (lgamma of a large
+	 * argument), common to all terms, which would otherwise show as noise
+	 * of about 1e-12 in rates near 1 and break monotonicity there.
+	 */
+	if (!(mass > 0.0))
+		return 1.0;
+	sum /= mass;
 	if (sum > 1.0)
 		sum = 1.0;
 	return sum;
@@ -285,8 +298,7 @@ bf_size_for(int layout, uint64_t capacity, double fpr,
 	/*
 	 * Try k0 first, then every other k in 1..BF_MAX_HASHES.  Once a size is
 	 * known, another k only matters if it meets the target with one unit
-	 * less (then search below that), or with the same units and fewer hashes
-	 * (cheaper adds and checks: prefer it).
+	 * less (then search below that).
 	 */
 	k0 = first_k(fpr);
 	for (j = 0; j <= BF_MAX_HASHES; j++)
@@ -317,12 +329,32 @@ bf_size_for(int layout, uint64_t capacity, double fpr,
 			best = u;
 			best_k = k;
 		}
-		else if (k < best_k && size_ok(&sp, best, k))
-			best_k = k;
 	}
 
 	if (best == 0)
 		return false;
+
+	/*
+	 * Among the hash counts that fit in the chosen size, take the one with
+	 * the lowest predicted rate: the extra accuracy costs no memory.  (It
+	 * matters for small filters, where one unit holds the capacity at many
+	 * k; for large ones the k found above is already the best.)
+	 */
+	{
+		double		best_pred = bf_predict_fpr(layout, best * sp.unit, best_k, sp.n);
+
+		for (int k = 1; k <= BF_MAX_HASHES; k++)
+		{
+			double		pred = bf_predict_fpr(layout, best * sp.unit, k, sp.n);
+
+			if (pred < best_pred)
+			{
+				best_pred = pred;
+				best_k = k;
+			}
+		}
+	}
+
 	if (out != NULL)
 	{
 		out->nbits = best * sp.unit;

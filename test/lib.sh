@@ -1,0 +1,206 @@
+# shellcheck shell=bash
+# test/lib.sh — shared by test/run-tests.sh and test/demo.sh.  Source it; do
+# not run it.  It installs what is missing, builds and installs the
+# extension, and starts and stops a throwaway PostgreSQL server.
+#
+# After bf_start_server: BF_TMP (temporary directory: data/, server.log and
+# the unix socket), BF_PORT, and PGHOST/PGPORT/PGUSER exported so that psql,
+# pg_regress and pg_prove reach the throwaway server and nothing else.
+#
+# Knobs (environment): BF_PG_MAJOR (default 15), BF_PORT_BASE (first port
+# probed, default 54321), BF_KEEP_TMP=1 (keep the temporary directory, e.g. to
+# read the server log), BF_EXTRA_CONF (lines appended to postgresql.conf).
+
+BF_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BF_PG_MAJOR=${BF_PG_MAJOR:-15}
+BF_EXTENSION=${BF_EXTENSION:-bloomfilter}
+PG_BINDIR=/usr/lib/postgresql/$BF_PG_MAJOR/bin
+PG_CONFIG_BIN=$PG_BINDIR/pg_config
+BF_TMP=
+BF_PORT=
+
+bf_say()  { printf '==> %s\n' "$*"; }
+bf_warn() { printf 'WARNING: %s\n' "$*" >&2; }
+bf_err()  { printf 'ERROR: %s\n' "$*" >&2; }
+
+# Run a command as root (sudo when we are not root).
+bf_as_root() {
+	if [[ $EUID -eq 0 ]]; then
+		"$@"
+	elif command -v sudo >/dev/null 2>&1; then
+		sudo "$@"
+	else
+		bf_err "need root for: $* (and sudo is not installed)"
+		return 1
+	fi
+}
+
+# Run a command as the OS user that owns the throwaway server: postgres when
+# we are root (initdb and postgres refuse to run as root), else ourselves.
+# Runs in $BF_TMP (or /) so that a cwd the postgres user cannot read (/root)
+# does not produce warnings.
+bf_as_pg() {
+	local dir=${BF_TMP:-/}
+	if [[ $EUID -eq 0 ]]; then
+		(cd "$dir" && runuser -u postgres -- "$@")
+	else
+		(cd "$dir" && "$@")
+	fi
+}
+
+bf_pkg_installed() {
+	[[ $(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null) == installed ]]
+}
+
+# Install, with apt-get, whatever of the build and test dependencies is
+# missing.  Does nothing (and needs no root) when all are present; runs
+# apt-get update only if an install fails without it.
+bf_ensure_packages() {
+	local want=(
+		"postgresql-$BF_PG_MAJOR"
+		"postgresql-server-dev-$BF_PG_MAJOR"
+		"postgresql-$BF_PG_MAJOR-pgtap"
+		libtap-parser-sourcehandler-pgtap-perl
+		libxxhash-dev
+		libipc-run-perl
+	)
+	local missing=() p
+	if ! command -v make >/dev/null 2>&1 || ! command -v gcc >/dev/null 2>&1; then
+		missing+=(build-essential)
+	fi
+	if ! command -v dpkg-query >/dev/null 2>&1; then
+		bf_err "this script expects Debian (dpkg/apt-get); install by hand: ${want[*]} make gcc"
+		return 1
+	fi
+	for p in "${want[@]}"; do
+		bf_pkg_installed "$p" || missing+=("$p")
+	done
+	if [[ ${#missing[@]} -eq 0 ]]; then
+		bf_say "dependencies: all installed"
+		return 0
+	fi
+	bf_say "installing missing packages: ${missing[*]}"
+	local apt=(env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}")
+	if bf_as_root "${apt[@]}" </dev/null; then
+		return 0
+	fi
+	bf_say "install failed; running apt-get update and retrying"
+	bf_as_root env DEBIAN_FRONTEND=noninteractive apt-get update </dev/null || return 1
+	bf_as_root "${apt[@]}" </dev/null
+}
+
+# Build and install the extension into the PostgreSQL installation.
+bf_build_install() {
+	local jobs
+	jobs=$(nproc 2>/dev/null || echo 2)
+	bf_say "building (make -j$jobs)"
+	make -C "$BF_REPO" -j"$jobs" PG_CONFIG="$PG_CONFIG_BIN" || return 1
+	bf_say "installing (make install)"
+	bf_as_root make -C "$BF_REPO" install PG_CONFIG="$PG_CONFIG_BIN" || return 1
+}
+
+# Is TCP port $1 or a default-location unix socket for it in use?  (Ours is
+# in a private directory and we do not listen on TCP, so a clash is harmless;
+# avoiding used ports keeps clients of other servers from ever meeting ours.)
+bf_port_busy() {
+	local p=$1 d
+	for d in /tmp /var/run/postgresql; do
+		[[ -e $d/.s.PGSQL.$p || -e $d/.s.PGSQL.$p.lock ]] && return 0
+	done
+	(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && return 0
+	return 1
+}
+
+bf_pick_port() {
+	local p=${BF_PORT_BASE:-54321} last
+	last=$((p + 200))
+	while ((p <= last)); do
+		if ! bf_port_busy "$p"; then
+			echo "$p"
+			return 0
+		fi
+		p=$((p + 1))
+	done
+	bf_err "no free port in ${BF_PORT_BASE:-54321}..$last"
+	return 1
+}
+
+# Start a throwaway server; $1.. are extra postgresql.conf lines.
+bf_start_server() {
+	local loc conf line
+	BF_TMP=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter.XXXXXX") || return 1
+	if [[ $EUID -eq 0 ]]; then
+		chown postgres:postgres "$BF_TMP" || return 1
+	fi
+	# C.UTF-8 is built into Debian's glibc; fall back to C elsewhere.
+	if locale -a 2>/dev/null | grep -qiE '^c\.utf-?8$'; then
+		loc=C.UTF-8
+	else
+		loc=C
+	fi
+	bf_say "initdb in $BF_TMP/data (UTF8, locale $loc)"
+	if ! bf_as_pg "$PG_BINDIR/initdb" -D "$BF_TMP/data" -U postgres --auth=trust \
+		-E UTF8 --locale="$loc" --no-sync >"$BF_TMP/initdb.log" 2>&1; then
+		bf_err "initdb failed:"
+		cat "$BF_TMP/initdb.log" >&2
+		return 1
+	fi
+	BF_PORT=$(bf_pick_port) || return 1
+	conf=$BF_TMP/data/postgresql.conf
+	{
+		echo
+		echo "# throwaway test server (test/lib.sh)"
+		echo "listen_addresses = ''"
+		echo "port = $BF_PORT"
+		echo "unix_socket_directories = '$BF_TMP'"
+		echo "fsync = off"
+		echo "synchronous_commit = off"
+		echo "full_page_writes = off"
+		echo "max_worker_processes = 8"
+		echo "max_parallel_workers = 4"
+		echo "max_parallel_workers_per_gather = 2"
+		echo "log_min_messages = warning"
+		for line in "$@"; do echo "$line"; done
+		if [[ -n ${BF_EXTRA_CONF:-} ]]; then printf '%s\n' "$BF_EXTRA_CONF"; fi
+	} >>"$conf" || return 1
+	bf_say "starting server on port $BF_PORT (socket in $BF_TMP)"
+	if ! bf_as_pg "$PG_BINDIR/pg_ctl" -D "$BF_TMP/data" -l "$BF_TMP/server.log" \
+		-w -t 60 start >"$BF_TMP/pg_ctl.log" 2>&1; then
+		bf_err "the server did not start; pg_ctl said:"
+		cat "$BF_TMP/pg_ctl.log" >&2
+		bf_err "server log ($BF_TMP/server.log):"
+		cat "$BF_TMP/server.log" >&2 2>/dev/null || true
+		return 1
+	fi
+	export PGHOST=$BF_TMP PGPORT=$BF_PORT PGUSER=postgres
+	unset PGDATABASE PGSERVICE PGPASSWORD PGOPTIONS PGSSLMODE
+	return 0
+}
+
+# Stop the server and remove the temporary directory.  Safe to call twice
+# and when nothing was started.
+bf_stop_server() {
+	[[ -n ${BF_TMP:-} && -d $BF_TMP ]] || return 0
+	local pid
+	if [[ -f $BF_TMP/data/postmaster.pid ]]; then
+		bf_say "stopping server"
+		if ! bf_as_pg "$PG_BINDIR/pg_ctl" -D "$BF_TMP/data" -m fast -w -t 60 stop >/dev/null 2>&1; then
+			pid=$(head -n 1 "$BF_TMP/data/postmaster.pid" 2>/dev/null || true)
+			if [[ $pid =~ ^[0-9]+$ ]]; then
+				bf_warn "pg_ctl stop failed; killing postmaster $pid"
+				kill -KILL "$pid" 2>/dev/null || true
+			fi
+		fi
+	fi
+	if [[ ${BF_KEEP_TMP:-0} == 1 ]]; then
+		bf_say "kept $BF_TMP (BF_KEEP_TMP=1)"
+	else
+		rm -rf "$BF_TMP"
+	fi
+	BF_TMP=
+}
+
+# psql on the throwaway server, without ~/.psqlrc, stopping on error.
+bf_psql() {
+	"$PG_BINDIR/psql" -X -v ON_ERROR_STOP=1 "$@"
+}

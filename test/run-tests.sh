@@ -1,0 +1,272 @@
+#!/usr/bin/env bash
+# test/run-tests.sh — THE test command (`bash test/run-tests.sh`, `make test`,
+# and what .ci/run calls).
+#
+#  1. installs what is missing (apt-get; sudo when not root),
+#  2. builds and installs the extension (make, make install),
+#  3. runs the C unit tests of the core (make core-test) if test/core exists,
+#  4. starts a throwaway server (temporary directory, postgres user, free port,
+#     unix socket only),
+#  5. runs pg_regress (make installcheck) and prints regression.diffs on failure,
+#  6. runs pgTAP (pg_prove over test/pgtap/*.sql, each file in its own
+#     database made from a template holding pgtap and bloomfilter),
+#  7. stops the server, then runs the Perl TAP tests test/tap/*.pl (they start
+#     their own servers), as the postgres user when run as root,
+#  8. removes everything it created and prints, as its very last line,
+#     "N passed, N failed" (suites: each regress test, pgTAP file, TAP file,
+#     and the core unit tests; a failed step such as the build counts as a
+#     failure).  Exits non-zero if anything failed.
+#
+# Environment: BF_TEST_JOBS (parallel pgTAP files, default: number of CPUs,
+# at most 4), BF_KEEP_TMP=1 (keep the server's directory), BF_PORT_BASE,
+# BF_EXTRA_CONF — see test/lib.sh.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=test/lib.sh
+. test/lib.sh
+
+PASSED=0
+FAILED=0
+RESULTS=()
+CLEANUP_DIRS=()
+SUMMARY_DONE=0
+START_TIME=$SECONDS
+
+pass() { PASSED=$((PASSED + 1)); RESULTS+=("PASS  $1"); }
+fail() { FAILED=$((FAILED + 1)); RESULTS+=("FAIL  $1"); }
+note() { RESULTS+=("      $1"); }
+
+cleanup() {
+	local d pid
+	# Background pgTAP jobs still running (interrupted run): stop them.
+	for pid in $(jobs -p); do
+		kill "$pid" 2>/dev/null || true
+	done
+	bf_stop_server || true
+	for d in "${CLEANUP_DIRS[@]}"; do
+		[[ -n $d ]] && rm -rf "$d"
+	done
+	CLEANUP_DIRS=()
+}
+
+print_summary() {
+	local r
+	echo
+	echo "==================== summary ($((SECONDS - START_TIME)) s) ===================="
+	for r in "${RESULTS[@]}"; do echo "$r"; done
+	echo "$PASSED passed, $FAILED failed"
+	SUMMARY_DONE=1
+}
+
+on_exit() {
+	local rc=$?
+	trap - EXIT
+	set +e
+	cleanup
+	if ((!SUMMARY_DONE)); then
+		fail "run-tests.sh stopped early (exit status $rc)"
+		print_summary
+		exit $((rc == 0 ? 1 : rc))
+	fi
+	exit "$rc"
+}
+trap on_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ---------------------------------------------------------------- core ----
+run_core_tests() {
+	if [[ ! -f test/core/Makefile ]]; then
+		note "core: no test/core/Makefile, C unit tests skipped"
+		return 0
+	fi
+	bf_say "core C unit tests (make core-test)"
+	if make core-test PG_CONFIG="$PG_CONFIG_BIN"; then
+		pass "core: C unit tests (make core-test)"
+	else
+		fail "core: C unit tests (make core-test)"
+	fi
+}
+
+# ------------------------------------------------------------- regress ----
+run_regress() {
+	local out=$BF_TMP/installcheck.out rc=0 lines n_before
+	bf_say "pg_regress (make installcheck)"
+	rm -f regression.diffs regression.out
+	make installcheck PG_CONFIG="$PG_CONFIG_BIN" \
+		PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" 2>&1 | tee "$out" || rc=$?
+	# One result per test: PostgreSQL 15 prints "test name ... ok 12 ms" (or
+	# "     name ... FAILED" inside a parallel group); 16+ print TAP lines
+	# "ok 1 - name" / "not ok 1 - name".
+	lines=$(awk '
+		/^(test )? *[^ ]+ +\.\.\. +ok( |$)/                  { sub(/^test /, ""); print "PASS", $1; next }
+		/^(test )? *[^ ]+ +\.\.\. +failed \(ignored\)/       { sub(/^test /, ""); print "PASS", $1 " (failure ignored)"; next }
+		/^(test )? *[^ ]+ +\.\.\. +FAILED/                   { sub(/^test /, ""); print "FAIL", $1; next }
+		/^ok +[0-9]+ +[-+] +[^ ]+/                           { print "PASS", $4; next }
+		/^not ok +[0-9]+ +[-+] +[^ ]+/                       { print "FAIL", $5; next }
+	' "$out")
+	n_before=$((PASSED + FAILED))
+	local verdict name
+	while read -r verdict name; do
+		[[ -z ${verdict:-} ]] && continue
+		if [[ $verdict == PASS ]]; then pass "regress: $name"; else fail "regress: $name"; fi
+	done <<<"$lines"
+	if ((rc != 0)); then
+		if [[ -s regression.diffs ]]; then
+			echo "---------------- regression.diffs ----------------"
+			head -n 3000 regression.diffs
+			(($(wc -l <regression.diffs) > 3000)) && echo "... (truncated; see $BF_REPO/regression.diffs)"
+			echo "--------------------------------------------------"
+		fi
+		# pg_regress failed without a failed test to show for it (a missing
+		# file, no connection...): count that as a failure of its own.
+		if ! grep -q '^FAIL' <<<"$lines"; then
+			fail "regress: make installcheck failed (exit status $rc; see output above)"
+		fi
+	elif ((PASSED + FAILED == n_before)); then
+		bf_warn "make installcheck ran no tests (is REGRESS empty?)"
+		note "regress: no tests ran"
+	fi
+}
+
+# --------------------------------------------------------------- pgTAP ----
+run_pgtap() {
+	local files=() f i njobs
+	shopt -s nullglob
+	files=(test/pgtap/*.sql)
+	shopt -u nullglob
+	if [[ ${#files[@]} -eq 0 ]]; then
+		bf_warn "no pgTAP files (test/pgtap/*.sql): zero pgTAP suites run"
+		note "pgtap: no test/pgtap/*.sql files"
+		return 0
+	fi
+	bf_say "pgTAP: ${#files[@]} file(s)"
+	# A template with both extensions; each file gets its own copy of it, so
+	# files can run in parallel without seeing each other's objects.
+	if ! bf_psql -q -d postgres -c "CREATE DATABASE bf_pgtap_template" ||
+		! bf_psql -q -d bf_pgtap_template \
+			-c "CREATE EXTENSION pgtap" -c "CREATE EXTENSION $BF_EXTENSION"; then
+		fail "pgtap: setup (CREATE EXTENSION pgtap, $BF_EXTENSION)"
+		return 0
+	fi
+	for i in "${!files[@]}"; do
+		if ! bf_psql -q -d postgres -c "CREATE DATABASE bf_pgtap_$i TEMPLATE bf_pgtap_template"; then
+			fail "pgtap: setup (CREATE DATABASE)"
+			return 0
+		fi
+	done
+
+	njobs=${BF_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+	if ! [[ $njobs =~ ^[0-9]+$ ]] || ((njobs < 1)); then njobs=1; fi
+	if ((njobs > 4)); then njobs=4; fi
+	local dir=$BF_TMP/pgtap
+	mkdir -p "$dir"
+	for i in "${!files[@]}"; do
+		while (($(jobs -rp | wc -l) >= njobs)); do
+			wait -n || true
+		done
+		(
+			set +e
+			pg_prove --norc --nocolor --failures --comments --timer \
+				--psql-bin "$PG_BINDIR/psql" -h "$PGHOST" -p "$PGPORT" -U "$PGUSER" \
+				-d "bf_pgtap_$i" "${files[$i]}" >"$dir/$i.log" 2>&1
+			echo $? >"$dir/$i.rc"
+		) &
+	done
+	wait || true
+	for i in "${!files[@]}"; do
+		f=${files[$i]}
+		echo "---------------- pg_prove $f ----------------"
+		cat "$dir/$i.log" 2>/dev/null || true
+		if [[ $(cat "$dir/$i.rc" 2>/dev/null) == 0 ]]; then
+			pass "pgtap: $f"
+		else
+			fail "pgtap: $f"
+		fi
+	done
+}
+
+# ----------------------------------------------------------------- TAP ----
+# Perl TAP tests (PostgreSQL::Test::Cluster) start their own servers, which
+# refuse to run as root: as root, run them as postgres on a copy of the tree.
+run_tap() {
+	local files=() f work perl5=/usr/lib/postgresql/$BF_PG_MAJOR/lib/pgxs/src/test/perl
+	local regress=/usr/lib/postgresql/$BF_PG_MAJOR/lib/pgxs/src/test/regress/pg_regress
+	shopt -s nullglob
+	files=(test/tap/*.pl)
+	shopt -u nullglob
+	if [[ ${#files[@]} -eq 0 ]]; then
+		note "tap: no test/tap/*.pl files"
+		return 0
+	fi
+	bf_say "Perl TAP tests: ${#files[@]} file(s)"
+	work=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-tap.XXXXXX")
+	CLEANUP_DIRS+=("$work")
+	tar -C "$BF_REPO" --exclude=./.git --exclude=./results --exclude=./tmp_check \
+		--exclude='*.o' --exclude='*.so' --exclude='*.bc' -cf - . | tar -C "$work" -xf -
+	[[ $EUID -eq 0 ]] && chown -R postgres:postgres "$work"
+	for f in "${files[@]}"; do
+		local cmd=(env -u PGHOST -u PGPORT -u PGUSER -u PGDATABASE
+			PATH="$PG_BINDIR:$PATH" PERL5LIB="$perl5${PERL5LIB:+:$PERL5LIB}"
+			PG_REGRESS="$regress" TESTDIR="$work" PG_CONFIG="$PG_CONFIG_BIN"
+			prove --norc --nocolor --timer "$f")
+		echo "---------------- prove $f ----------------"
+		local rc=0
+		if [[ $EUID -eq 0 ]]; then
+			(cd "$work" && runuser -u postgres -- "${cmd[@]}") || rc=$?
+		else
+			(cd "$work" && "${cmd[@]}") || rc=$?
+		fi
+		if ((rc == 0)); then
+			pass "tap: $f"
+		else
+			fail "tap: $f"
+			# Each test leaves its servers' logs in tmp_check/log.
+			if [[ -d $work/tmp_check/log ]]; then
+				local log
+				for log in "$work"/tmp_check/log/*; do
+					[[ -f $log ]] || continue
+					echo "----- $log (last 50 lines)"
+					tail -n 50 "$log"
+				done
+			fi
+		fi
+	done
+}
+
+# ---------------------------------------------------------------- main ----
+bf_say "bloomfilter test suite in $BF_REPO"
+if ! bf_ensure_packages; then
+	fail "setup: installing dependencies"
+	cleanup
+	print_summary
+	exit 1
+fi
+
+built=0
+if bf_build_install; then
+	built=1
+else
+	fail "build: make / make install"
+fi
+
+run_core_tests
+
+if ((built)); then
+	# shellcheck disable=SC2119 # no extra postgresql.conf lines
+	if bf_start_server; then
+		run_regress
+		run_pgtap
+	else
+		fail "server: the throwaway server did not start"
+	fi
+	bf_stop_server || true
+	run_tap
+else
+	note "regress, pgtap, tap: not run (the build failed)"
+fi
+
+cleanup
+print_summary
+((FAILED == 0))
