@@ -30,6 +30,12 @@ SELECT bloom_contains_all(bf, ARRAY['a', NULL]) AS all_a_null,
        bloom_contains_all(bf, '{}'::text[]) AS all_empty,
        bloom_contains_any(bf, '{}'::text[]) AS any_empty
 FROM f;
+-- the elements that may be present, in order, NULLs left out
+SELECT bloom_maybe(bf, ARRAY['zz', 'c', NULL, 'a', 'yy', 'c']) AS maybe,
+       bloom_maybe(bf, '{}'::text[]) AS maybe_empty,
+       bloom_maybe(bloom_empty(10), ARRAY[1, 2]) AS maybe_from_empty_filter
+FROM f;
+SELECT bloom_maybe(bf, ARRAY[1, 2]) FROM f;
 -- the NULL element was skipped: three keys added
 SELECT bloom_info(bf)->'added' AS added, bloom_info(bf)->>'key_kind' AS key_kind FROM f;
 

@@ -26,6 +26,7 @@ PG_FUNCTION_INFO_V1(bloom_contains);
 PG_FUNCTION_INFO_V1(bloom_contained);
 PG_FUNCTION_INFO_V1(bloom_contains_all);
 PG_FUNCTION_INFO_V1(bloom_contains_any);
+PG_FUNCTION_INFO_V1(bloom_maybe);
 PG_FUNCTION_INFO_V1(bloom_union);
 PG_FUNCTION_INFO_V1(bloom_intersect);
 PG_FUNCTION_INFO_V1(bloom_eq);
@@ -132,17 +133,17 @@ contains_key(FunctionCallInfo fcinfo, int filter_argno, int key_argno)
 {
 	BfCallSite *site = bf_call_site(fcinfo);
 	const BfKeyType *kt;
-	BfValue		v;
+	BfProbe		p;
 
 	kt = bf_call_site_key(fcinfo, site,
 						  get_fn_expr_argtype(fcinfo->flinfo, key_argno),
 						  filter_argno);
-	bf_call_site_value(fcinfo, site, filter_argno, &v);
-	if (v.hdr.key_kind == BF_KEY_NONE)
+	bf_call_site_probe(fcinfo, site, filter_argno, 1, &p);
+	if (p.hdr.key_kind == BF_KEY_NONE)
 		return false;			/* no key was ever added */
-	bf_key_check_kind(v.hdr.key_kind, kt);
-	return bf_test_hash(&v.hdr, v.bits,
-						bf_key_hash(kt, PG_GETARG_DATUM(key_argno), v.hdr.layout));
+	bf_key_check_kind(p.hdr.key_kind, kt);
+	return bf_probe_test(&p, bf_key_hash(kt, PG_GETARG_DATUM(key_argno),
+										 p.hdr.layout));
 }
 
 /* bloom_contains(bloomfilter, anyelement), operator @> */
@@ -160,10 +161,15 @@ bloom_contained(PG_FUNCTION_ARGS)
 }
 
 /*
- * Check every element of an array.  Returns the number of elements that may
- * be present, and counts NULL elements and elements definitely absent.  With
- * stop_on_absent / stop_on_present the scan ends at the first such element.
+ * Check the elements of the array in argument 1 against the filter in
+ * argument 0, in batches: hash a batch and prefetch the cache line each key
+ * needs, then test them, so that the memory latency of a large filter
+ * overlaps.  NULL elements are counted, not checked.  With stop_on_absent /
+ * stop_on_present the scan ends at the first such element.  If keep is not
+ * NULL, the elements that may be present are accumulated there.
  */
+#define PROBE_BATCH 16
+
 typedef struct ArrayProbe
 {
 	int			present;
@@ -172,7 +178,8 @@ typedef struct ArrayProbe
 } ArrayProbe;
 
 static ArrayProbe
-probe_array(FunctionCallInfo fcinfo, bool stop_on_absent, bool stop_on_present)
+probe_array(FunctionCallInfo fcinfo, bool stop_on_absent, bool stop_on_present,
+			ArrayBuildState *keep)
 {
 	BfCallSite *site = bf_call_site(fcinfo);
 	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
@@ -180,36 +187,55 @@ probe_array(FunctionCallInfo fcinfo, bool stop_on_absent, bool stop_on_present)
 	int			nitems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
 	ArrayProbe	r = {0, 0, 0};
 	array_iter	iter;
-	BfValue		v;
+	BfProbe		p;
 	bool		empty;
+	int			done = 0;
 
-	bf_call_site_value(fcinfo, site, 0, &v);
-	empty = (v.hdr.key_kind == BF_KEY_NONE);
+	bf_call_site_probe(fcinfo, site, 0, nitems, &p);
+	empty = (p.hdr.key_kind == BF_KEY_NONE);
 	if (!empty)
-		bf_key_check_kind(v.hdr.key_kind, kt);
+		bf_key_check_kind(p.hdr.key_kind, kt);
 
 	array_iter_setup(&iter, (AnyArrayType *) arr);
-	for (int i = 0; i < nitems; i++)
+	while (done < nitems)
 	{
-		bool		isnull;
-		Datum		elem = array_iter_next(&iter, &isnull, i, kt->typlen,
-										   kt->typbyval, kt->typalign);
+		Datum		elems[PROBE_BATCH];
+		bool		nulls[PROBE_BATCH];
+		BfHash		hashes[PROBE_BATCH];
+		int			n = Min(PROBE_BATCH, nitems - done);
 
-		if (isnull)
-			r.nulls++;
-		else if (!empty &&
-				 bf_test_hash(&v.hdr, v.bits, bf_key_hash(kt, elem, v.hdr.layout)))
+		for (int j = 0; j < n; j++)
 		{
-			r.present++;
-			if (stop_on_present)
-				break;
+			elems[j] = array_iter_next(&iter, &nulls[j], done + j, kt->typlen,
+									   kt->typbyval, kt->typalign);
+			if (!nulls[j] && !empty)
+			{
+				hashes[j] = bf_key_hash(kt, elems[j], p.hdr.layout);
+				if (p.bits != NULL)
+					bf_prefetch_hash(&p.hdr, p.bits, hashes[j]);
+			}
 		}
-		else
+		for (int j = 0; j < n; j++)
 		{
-			r.absent++;
-			if (stop_on_absent)
-				break;
+			if (nulls[j])
+				r.nulls++;
+			else if (!empty && bf_probe_test(&p, hashes[j]))
+			{
+				r.present++;
+				if (keep != NULL)
+					accumArrayResult(keep, elems[j], false, kt->typid,
+									 CurrentMemoryContext);
+				if (stop_on_present)
+					return r;
+			}
+			else
+			{
+				r.absent++;
+				if (stop_on_absent)
+					return r;
+			}
 		}
+		done += n;
 	}
 	return r;
 }
@@ -222,7 +248,7 @@ probe_array(FunctionCallInfo fcinfo, bool stop_on_absent, bool stop_on_present)
 Datum
 bloom_contains_all(PG_FUNCTION_ARGS)
 {
-	ArrayProbe	r = probe_array(fcinfo, true, false);
+	ArrayProbe	r = probe_array(fcinfo, true, false, NULL);
 
 	if (r.absent > 0)
 		PG_RETURN_BOOL(false);
@@ -239,7 +265,7 @@ bloom_contains_all(PG_FUNCTION_ARGS)
 Datum
 bloom_contains_any(PG_FUNCTION_ARGS)
 {
-	ArrayProbe	r = probe_array(fcinfo, false, true);
+	ArrayProbe	r = probe_array(fcinfo, false, true, NULL);
 
 	if (r.present > 0)
 		PG_RETURN_BOOL(true);
@@ -248,6 +274,23 @@ bloom_contains_any(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(false);
 }
 
+/*
+ * bloom_maybe(bloomfilter, anyarray): the elements that may be in the filter,
+ * in order (NULL elements left out): what a batch of candidates still needs a
+ * table check for.
+ */
+Datum
+bloom_maybe(PG_FUNCTION_ARGS)
+{
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
+	ArrayBuildState *keep = initArrayResult(ARR_ELEMTYPE(arr),
+											CurrentMemoryContext, false);
+
+	probe_array(fcinfo, false, false, keep);
+	PG_RETURN_DATUM(makeArrayResult(keep, CurrentMemoryContext));
+}
+
+/* Union or intersection; the second filter is read through the cache. */
 static Datum
 merge(FunctionCallInfo fcinfo, BfMergeOp op)
 {
@@ -255,7 +298,7 @@ merge(FunctionCallInfo fcinfo, BfMergeOp op)
 				b;
 
 	bf_value_from_datum(PG_GETARG_DATUM(0), true, &a);
-	bf_value_from_datum(PG_GETARG_DATUM(1), false, &b);
+	bf_call_site_value(fcinfo, bf_call_site(fcinfo), 1, &b);
 	bf_value_merge(&a, &b, op);
 	PG_RETURN_BLOOMFILTER(&a);
 }

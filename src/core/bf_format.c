@@ -271,6 +271,13 @@ BfStatus
 bf_header_decode(const uint8_t *buf, size_t len, BfHeader *out,
 				 char *msg, size_t msglen)
 {
+	return bf_header_decode_prefix(buf, len, len, out, msg, msglen);
+}
+
+BfStatus
+bf_header_decode_prefix(const uint8_t *buf, size_t avail, uint64_t len,
+						BfHeader *out, char *msg, size_t msglen)
+{
 	BfHeader	h;
 	BfStatus	st;
 	int			i;
@@ -278,7 +285,7 @@ bf_header_decode(const uint8_t *buf, size_t len, BfHeader *out,
 	if (msg != NULL && msglen > 0)
 		msg[0] = '\0';
 
-	if (buf == NULL || len < BF_HEADER_SIZE)
+	if (buf == NULL || avail < BF_HEADER_SIZE || len < BF_HEADER_SIZE)
 	{
 		if (msg)
 			snprintf(msg, msglen,
@@ -332,7 +339,7 @@ bf_header_decode(const uint8_t *buf, size_t len, BfHeader *out,
 	 * overflow, so compare those rather than computing 64 + nbits / 8, which
 	 * might not fit in a size_t.
 	 */
-	if ((uint64_t) (len - BF_HEADER_SIZE) != bf_payload_bytes(h.nbits))
+	if (len - BF_HEADER_SIZE != bf_payload_bytes(h.nbits))
 	{
 		if (msg)
 		{

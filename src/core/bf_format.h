@@ -124,6 +124,14 @@ bf_payload_bytes(uint64_t nbits)
 extern BfStatus bf_header_decode(const uint8_t *buf, size_t len, BfHeader *out,
 								 char *msg, size_t msglen);
 
+/*
+ * The same for a value of which only a prefix is at hand (a slice of a large
+ * stored value): buf holds avail >= 64 bytes, len is the whole value's length.
+ */
+extern BfStatus bf_header_decode_prefix(const uint8_t *buf, size_t avail,
+										uint64_t len, BfHeader *out,
+										char *msg, size_t msglen);
+
 /* Validate the fields of a header (no length check); same messages. */
 extern BfStatus bf_header_check(const BfHeader *h, char *msg, size_t msglen);
 

@@ -74,40 +74,64 @@ bf_blocked_test(const uint8_t *bits, uint64_t nbits, int k, uint64_t hash)
 	return true;
 }
 
+/* Iterate over the k positions of a classic key. */
+typedef struct BfClassicIter
+{
+	uint64_t	x;
+	uint64_t	y;
+	uint64_t	nbits;
+	uint64_t	i;
+} BfClassicIter;
+
+static inline void
+bf_classic_iter_init(BfClassicIter *it, uint64_t nbits, BfHash hash)
+{
+	it->x = hash.lo % nbits;
+	it->y = hash.hi % nbits;
+	it->nbits = nbits;
+	it->i = 0;
+}
+
+static inline uint64_t
+bf_classic_iter_next(BfClassicIter *it)
+{
+	uint64_t	pos = it->x;
+
+	it->x += it->y;
+	if (it->x >= it->nbits)
+		it->x -= it->nbits;
+	it->y += ++it->i;
+	if (it->y >= it->nbits)
+		it->y -= it->nbits;
+	return pos;
+}
+
 static inline void
 bf_classic_add(uint8_t *bits, uint64_t nbits, int k, BfHash hash)
 {
-	uint64_t	x = hash.lo % nbits;
-	uint64_t	y = hash.hi % nbits;
+	BfClassicIter it;
 
+	bf_classic_iter_init(&it, nbits, hash);
 	for (int i = 0; i < k; i++)
 	{
+		uint64_t	x = bf_classic_iter_next(&it);
+
 		bits[x >> 3] |= (uint8_t) (1u << (x & 7));
-		x += y;
-		if (x >= nbits)
-			x -= nbits;
-		y += (uint64_t) (i + 1);
-		if (y >= nbits)
-			y -= nbits;
 	}
 }
 
 static inline bool
 bf_classic_test(const uint8_t *bits, uint64_t nbits, int k, BfHash hash)
 {
-	uint64_t	x = hash.lo % nbits;
-	uint64_t	y = hash.hi % nbits;
+	BfClassicIter it;
 
+	bf_classic_iter_init(&it, nbits, hash);
 	for (int i = 0; i < k; i++)
 	{
+		uint64_t	x = bf_classic_iter_next(&it);
+
 		if (!(bits[x >> 3] & (1u << (x & 7))))
 			return false;
-		x += y;
-		if (x >= nbits)
-			x -= nbits;
-		y += (uint64_t) (i + 1);
-		if (y >= nbits)
-			y -= nbits;
 	}
 	return true;
 }
@@ -128,6 +152,22 @@ bf_test_hash(const BfHeader *h, const uint8_t *bits, BfHash hash)
 	if (h->layout == BF_LAYOUT_CLASSIC)
 		return bf_classic_test(bits, h->nbits, h->hashes, hash);
 	return bf_blocked_test(bits, h->nbits, h->hashes, hash.lo);
+}
+
+/* Prefetch the cache line a key's check will read first. */
+static inline void
+bf_prefetch_hash(const BfHeader *h, const uint8_t *bits, BfHash hash)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	if (h->layout == BF_LAYOUT_CLASSIC)
+		__builtin_prefetch(bits + ((hash.lo % h->nbits) >> 3));
+	else
+		__builtin_prefetch(bits + bf_blocked_block(hash.lo, h->nbits / BF_BLOCK_BITS) * BF_BLOCK_BYTES);
+#else
+	(void) h;
+	(void) bits;
+	(void) hash;
+#endif
 }
 
 /* Whole-array operations (nbytes = bf_payload_bytes(nbits)). */
