@@ -110,6 +110,12 @@ CREATE FUNCTION bloom_contains_any(bloomfilter, anyarray) RETURNS boolean
 COMMENT ON FUNCTION bloom_contains_any(bloomfilter, anyarray) IS
 	'true if some element may be in the filter, false if none is (NULL elements as in = ANY)';
 
+CREATE FUNCTION bloom_maybe(bloomfilter, anyarray) RETURNS anyarray
+	AS 'MODULE_PATHNAME', 'bloom_maybe'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_maybe(bloomfilter, anyarray) IS
+	'the elements of the array that may be in the filter, in order, NULLs left out: those that still need a table check';
+
 --
 -- Combination and comparison
 --
