@@ -9,7 +9,9 @@
 #
 # Knobs (environment): BF_PG_MAJOR (default 15), BF_PORT_BASE (first port
 # probed, default 54321), BF_KEEP_TMP=1 (keep the temporary directory, e.g. to
-# read the server log), BF_EXTRA_CONF (lines appended to postgresql.conf).
+# read the server log), BF_EXTRA_CONF (lines appended to postgresql.conf),
+# BF_SUITE_TIMEOUT (seconds a test suite may run before it is killed and
+# counted as failed, default 900).
 
 BF_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BF_PG_MAJOR=${BF_PG_MAJOR:-15}
@@ -178,13 +180,16 @@ bf_start_server() {
 }
 
 # Stop the server and remove the temporary directory.  Safe to call twice
-# and when nothing was started.
+# and when nothing was started.  A backend stuck in a loop does not end on a
+# fast shutdown: then an immediate one (SIGQUIT ends any backend at once),
+# then SIGKILL of the postmaster as a last resort.
 bf_stop_server() {
 	[[ -n ${BF_TMP:-} && -d $BF_TMP ]] || return 0
 	local pid
 	if [[ -f $BF_TMP/data/postmaster.pid ]]; then
 		bf_say "stopping server"
-		if ! bf_as_pg "$PG_BINDIR/pg_ctl" -D "$BF_TMP/data" -m fast -w -t 60 stop >/dev/null 2>&1; then
+		if ! bf_as_pg "$PG_BINDIR/pg_ctl" -D "$BF_TMP/data" -m fast -w -t 30 stop >/dev/null 2>&1 &&
+			! bf_as_pg "$PG_BINDIR/pg_ctl" -D "$BF_TMP/data" -m immediate -w -t 30 stop >/dev/null 2>&1; then
 			pid=$(head -n 1 "$BF_TMP/data/postmaster.pid" 2>/dev/null || true)
 			if [[ $pid =~ ^[0-9]+$ ]]; then
 				bf_warn "pg_ctl stop failed; killing postmaster $pid"
@@ -198,6 +203,21 @@ bf_stop_server() {
 		rm -rf "$BF_TMP"
 	fi
 	BF_TMP=
+}
+
+# Run a test suite with a time limit (BF_SUITE_TIMEOUT seconds, default
+# 900).  coreutils timeout signals the whole process group it runs, so the
+# suite's children end too.  It runs in the background and is waited for, so
+# that an interrupt reaches the caller's trap at once; the caller's cleanup
+# should kill its remaining jobs (`jobs -p`), timeout passes that on.
+bf_timeout() {
+	local rc=0 limit=${BF_SUITE_TIMEOUT:-900}
+	timeout --kill-after=10 "$limit" "$@" &
+	wait "$!" || rc=$?
+	if ((rc == 124 || rc == 137)); then
+		bf_err "timed out after $limit s: $*"
+	fi
+	return "$rc"
 }
 
 # psql on the throwaway server, without ~/.psqlrc, stopping on error.

@@ -18,8 +18,9 @@
 #     failure).  Exits non-zero if anything failed.
 #
 # Environment: BF_TEST_JOBS (parallel pgTAP files, default: number of CPUs,
-# at most 4), BF_KEEP_TMP=1 (keep the server's directory), BF_PORT_BASE,
-# BF_EXTRA_CONF — see test/lib.sh.
+# at most 4), BF_SUITE_TIMEOUT (seconds per suite, default 900),
+# BF_KEEP_TMP=1 (keep the server's directory), BF_PORT_BASE, BF_EXTRA_CONF —
+# see test/lib.sh.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -42,6 +43,7 @@ cleanup() {
 	# Background pgTAP jobs still running (interrupted run): stop them.
 	for pid in $(jobs -p); do
 		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
 	done
 	bf_stop_server || true
 	for d in "${CLEANUP_DIRS[@]}"; do
@@ -82,7 +84,7 @@ run_core_tests() {
 		return 0
 	fi
 	bf_say "core C unit tests (make core-test)"
-	if make core-test PG_CONFIG="$PG_CONFIG_BIN"; then
+	if bf_timeout make core-test PG_CONFIG="$PG_CONFIG_BIN"; then
 		pass "core: C unit tests (make core-test)"
 	else
 		fail "core: C unit tests (make core-test)"
@@ -94,8 +96,9 @@ run_regress() {
 	local out=$BF_TMP/installcheck.out rc=0 lines n_before
 	bf_say "pg_regress (make installcheck)"
 	rm -f regression.diffs regression.out
-	make installcheck PG_CONFIG="$PG_CONFIG_BIN" \
-		PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" 2>&1 | tee "$out" || rc=$?
+	bf_timeout make installcheck PG_CONFIG="$PG_CONFIG_BIN" \
+		PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" >"$out" 2>&1 || rc=$?
+	cat "$out"
 	# One result per test: PostgreSQL 15 prints "test name ... ok 12 ms" (or
 	# "     name ... FAILED" inside a parallel group); 16+ print TAP lines
 	# "ok 1 - name" / "not ok 1 - name".
@@ -168,7 +171,7 @@ run_pgtap() {
 		done
 		(
 			set +e
-			pg_prove --norc --nocolor --failures --comments --timer \
+			bf_timeout pg_prove --norc --nocolor --failures --comments --timer \
 				--psql-bin "$PG_BINDIR/psql" -h "$PGHOST" -p "$PGPORT" -U "$PGUSER" \
 				-d "bf_pgtap_$i" "${files[$i]}" >"$dir/$i.log" 2>&1
 			echo $? >"$dir/$i.rc"
@@ -207,16 +210,16 @@ run_tap() {
 		--exclude='*.o' --exclude='*.so' --exclude='*.bc' -cf - . | tar -C "$work" -xf -
 	[[ $EUID -eq 0 ]] && chown -R postgres:postgres "$work"
 	for f in "${files[@]}"; do
-		local cmd=(env -u PGHOST -u PGPORT -u PGUSER -u PGDATABASE
+		local cmd=(env -C "$work" -u PGHOST -u PGPORT -u PGUSER -u PGDATABASE
 			PATH="$PG_BINDIR:$PATH" PERL5LIB="$perl5${PERL5LIB:+:$PERL5LIB}"
 			PG_REGRESS="$regress" TESTDIR="$work" PG_CONFIG="$PG_CONFIG_BIN"
 			prove --norc --nocolor --timer "$f")
 		echo "---------------- prove $f ----------------"
 		local rc=0
 		if [[ $EUID -eq 0 ]]; then
-			(cd "$work" && runuser -u postgres -- "${cmd[@]}") || rc=$?
+			bf_timeout runuser -u postgres -- "${cmd[@]}" || rc=$?
 		else
-			(cd "$work" && "${cmd[@]}") || rc=$?
+			bf_timeout "${cmd[@]}" || rc=$?
 		fi
 		if ((rc == 0)); then
 			pass "tap: $f"
