@@ -65,6 +65,8 @@ bf_ensure_packages() {
 		libtap-parser-sourcehandler-pgtap-perl
 		libxxhash-dev
 		libipc-run-perl
+		python3
+		python3-xxhash
 	)
 	local missing=() p
 	if ! command -v make >/dev/null 2>&1 || ! command -v gcc >/dev/null 2>&1; then

@@ -10,6 +10,8 @@
 #  5. runs pg_regress (make installcheck) and prints regression.diffs on failure,
 #  6. runs pgTAP (pg_prove over test/pgtap/*.sql, each file in its own
 #     database made from a template holding pgtap and bloomfilter),
+#  6b. runs the reference reader's self-test (golden vectors) and compares
+#     it with the server on every key kind (test/reader/),
 #  7. stops the server, then runs the Perl TAP tests test/tap/*.pl (they start
 #     their own servers), as the postgres user when run as root,
 #  8. removes everything it created and prints, as its very last line,
@@ -190,6 +192,32 @@ run_pgtap() {
 	done
 }
 
+# -------------------------------------------------------------- reader ----
+# The Python reference reader (test/reader/): its self-test pins the golden
+# vectors; compare.py checks it against the server on every key kind and
+# both layouts.  Debian's python3 (python3-xxhash), not one earlier in PATH.
+run_reader() {
+	local py=/usr/bin/python3
+	[[ -x $py ]] || py=python3
+	if [[ ! -f test/reader/bloomfilter_reader.py ]]; then
+		note "reader: no test/reader/bloomfilter_reader.py"
+		return 0
+	fi
+	bf_say "reference reader: self-test and comparison with the server"
+	echo "---------------- test/reader/bloomfilter_reader.py --selftest ----------------"
+	if bf_timeout "$py" test/reader/bloomfilter_reader.py --selftest; then
+		pass "reader: bloomfilter_reader.py --selftest (golden vectors)"
+	else
+		fail "reader: bloomfilter_reader.py --selftest (golden vectors)"
+	fi
+	echo "---------------- test/reader/compare.py ----------------"
+	if PSQL="$PG_BINDIR/psql" bf_timeout "$py" test/reader/compare.py; then
+		pass "reader: compare.py (reader = server on every key kind, both layouts)"
+	else
+		fail "reader: compare.py (reader = server on every key kind, both layouts)"
+	fi
+}
+
 # ----------------------------------------------------------------- TAP ----
 # Perl TAP tests (PostgreSQL::Test::Cluster) start their own servers, which
 # refuse to run as root: as root, run them as postgres on a copy of the tree.
@@ -261,6 +289,7 @@ if ((built)); then
 	if bf_start_server; then
 		run_regress
 		run_pgtap
+		run_reader
 	else
 		fail "server: the throwaway server did not start"
 	fi
