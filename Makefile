@@ -18,11 +18,13 @@ OBJS = \
 	src/bf_io.o \
 	src/bf_ops.o \
 	src/bf_agg.o \
+	src/bf_expanded.o \
+	src/bf_agg_auto.o \
 	$(CORE_OBJS)
 
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core
 
-REGRESS = basics keys io setops aggregates
+REGRESS = basics keys io setops aggregates expanded aggregates_auto
 REGRESS_OPTS = --load-extension=bloomfilter
 
 PG_CONFIG ?= pg_config
@@ -37,6 +39,22 @@ test:
 demo:
 	bash test/demo.sh
 
+# The benchmark of DESIGN.md §9 (never part of make test).
+.PHONY: bench
+bench:
+	bash test/bench.sh
+
 # Plain C unit tests of the PostgreSQL-free core.
 core-test:
 	$(MAKE) -C test/core
+
+# libFuzzer harnesses of the core's text and binary parsers (clang), each run
+# for FUZZ_SECONDS (default 60); see test/fuzz/Makefile.
+.PHONY: fuzz
+fuzz:
+	$(MAKE) -C test/fuzz run
+
+# Regression and pgTAP suites against an ASan/UBSan build.
+.PHONY: sanitize
+sanitize:
+	bash test/sanitize.sh

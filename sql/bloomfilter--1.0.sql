@@ -262,17 +262,11 @@ CREATE OPERATOR <> (
 COMMENT ON OPERATOR <> (bloomfilter, bloomfilter) IS 'different values (bloom_ne)';
 
 --
--- Aggregates.  The state is a bloomfilter updated in place in the
--- aggregate's memory context; partial states combine by bitwise OR, so the
+-- Aggregates.  With a capacity (3 and 4 arguments) and for unions and
+-- intersections, the state is a bloomfilter updated in place in the
+-- aggregate's memory context; partial states combine by bitwise OR, so these
 -- aggregates run in parallel and push down to distributed workers.
 --
-CREATE FUNCTION bloom_agg_transfn(bloomfilter, anyelement, bigint)
-	RETURNS bloomfilter
-	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, anyelement, bigint) IS
-	'transition function of bloom_agg';
-
 CREATE FUNCTION bloom_agg_transfn(bloomfilter, anyelement, bigint, float8)
 	RETURNS bloomfilter
 	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
@@ -301,14 +295,82 @@ CREATE FUNCTION bloom_intersect_transfn(bloomfilter, bloomfilter)
 COMMENT ON FUNCTION bloom_intersect_transfn(bloomfilter, bloomfilter) IS
 	'transition and combine function of bloom_intersect_agg';
 
-CREATE AGGREGATE bloom_agg(anyelement, capacity bigint) (
-	SFUNC = bloom_agg_transfn,
-	STYPE = bloomfilter,
-	COMBINEFUNC = bloom_union_transfn,
+--
+-- bloom_agg(key) and bloom_agg(key, capacity_or_fpr): an internal state
+-- (src/bf_agg_auto.c), serialized for parallel query, so these two do not
+-- push down to Citus workers (the other aggregates do).  A second
+-- argument in (0, 1) is a false-positive rate; a whole number >= 1 a
+-- capacity at fpr 0.01 (one float8 argument: an integer literal would
+-- otherwise resolve to the float8 variant, not to bigint).  Without a
+-- capacity the state collects the keys' 64-bit hashes (at most 16 bytes per
+-- distinct key, at most 100 million distinct keys) and the final function
+-- sizes the filter for exactly the number of distinct keys.
+--
+CREATE FUNCTION bloom_agg_auto_transfn(internal, anyelement)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_agg_auto_transfn'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_auto_transfn(internal, anyelement) IS
+	'transition function of bloom_agg(anyelement)';
+
+CREATE FUNCTION bloom_agg_auto_transfn(internal, anyelement, float8)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_agg_auto_transfn'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_auto_transfn(internal, anyelement, float8) IS
+	'transition function of bloom_agg(anyelement, float8)';
+
+CREATE FUNCTION bloom_agg_auto_finalfn(internal)
+	RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloom_agg_auto_finalfn'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_auto_finalfn(internal) IS
+	'final function of bloom_agg(anyelement) and bloom_agg(anyelement, float8): the filter, sized for the distinct keys when no capacity was given';
+
+CREATE FUNCTION bloom_agg_auto_combinefn(internal, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_agg_auto_combinefn'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_auto_combinefn(internal, internal) IS
+	'combine function of bloom_agg(anyelement) and bloom_agg(anyelement, float8)';
+
+CREATE FUNCTION bloom_agg_auto_serialfn(internal)
+	RETURNS bytea
+	AS 'MODULE_PATHNAME', 'bloom_agg_auto_serialfn'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_auto_serialfn(internal) IS
+	'serialization function of bloom_agg(anyelement) and bloom_agg(anyelement, float8)';
+
+CREATE FUNCTION bloom_agg_auto_deserialfn(bytea, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_agg_auto_deserialfn'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_auto_deserialfn(bytea, internal) IS
+	'deserialization function of bloom_agg(anyelement) and bloom_agg(anyelement, float8)';
+
+CREATE AGGREGATE bloom_agg(anyelement) (
+	SFUNC = bloom_agg_auto_transfn,
+	STYPE = internal,
+	FINALFUNC = bloom_agg_auto_finalfn,
+	COMBINEFUNC = bloom_agg_auto_combinefn,
+	SERIALFUNC = bloom_agg_auto_serialfn,
+	DESERIALFUNC = bloom_agg_auto_deserialfn,
 	PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE bloom_agg(anyelement, bigint) IS
-	'a filter of the non-NULL keys, sized for capacity keys at fpr 0.01 (blocked layout)';
+COMMENT ON AGGREGATE bloom_agg(anyelement) IS
+	'a filter of the non-NULL keys, sized for exactly their distinct count at fpr 0.01 (blocked layout)';
+
+CREATE AGGREGATE bloom_agg(anyelement, capacity_or_fpr float8) (
+	SFUNC = bloom_agg_auto_transfn,
+	STYPE = internal,
+	FINALFUNC = bloom_agg_auto_finalfn,
+	COMBINEFUNC = bloom_agg_auto_combinefn,
+	SERIALFUNC = bloom_agg_auto_serialfn,
+	DESERIALFUNC = bloom_agg_auto_deserialfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(anyelement, float8) IS
+	'a filter of the non-NULL keys (blocked layout): a value in (0, 1) is the false-positive rate, the filter sized for exactly the distinct keys; a whole number >= 1 is the capacity, at fpr 0.01';
 
 CREATE AGGREGATE bloom_agg(anyelement, capacity bigint, fpr float8) (
 	SFUNC = bloom_agg_transfn,

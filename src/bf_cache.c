@@ -8,6 +8,7 @@
 #include "utils/memutils.h"
 
 #include "bf_cache.h"
+#include "bf_expanded.h"
 
 /* A stored value at most this large is read whole at once. */
 #define SLICE_MIN_VALUE_BYTES	(64 * 1024)
@@ -98,10 +99,32 @@ bf_call_site_value(FunctionCallInfo fcinfo, BfCallSite *site, int argno,
 	struct varlena *ptr = (struct varlena *) DatumGetPointer(d);
 	struct varatt_external toast;
 
-	/* A value in memory or inline in its row costs nothing to open. */
+	/* An expanded value (a PL/pgSQL variable) is read where it is. */
+	if (bf_expanded_open(d, v))
+		return;
+
+	/*
+	 * A value in memory or inline in its row costs nothing to open; its
+	 * header is validated again only when it differs from the last one.
+	 */
 	if (!VARATT_IS_EXTERNAL_ONDISK(ptr))
 	{
-		bf_value_from_datum(d, false, v);
+		struct varlena *raw = PG_DETOAST_DATUM(d);
+
+		if (site->have_inline && VARSIZE(raw) == site->inline_size &&
+			VARSIZE(raw) >= VARHDRSZ + BF_HEADER_SIZE &&
+			memcmp(VARDATA(raw), site->inline_bytes, BF_HEADER_SIZE) == 0)
+		{
+			v->hdr = site->inline_hdr;
+			v->raw = raw;
+			v->bits = (uint8 *) VARDATA(raw) + BF_HEADER_SIZE;
+			return;
+		}
+		bf_value_open(raw, v);
+		memcpy(site->inline_bytes, VARDATA(raw), BF_HEADER_SIZE);
+		site->inline_size = VARSIZE(raw);
+		site->inline_hdr = v->hdr;
+		site->have_inline = true;
 		return;
 	}
 
@@ -139,10 +162,19 @@ bf_call_site_probe(FunctionCallInfo fcinfo, BfCallSite *site, int argno,
 	struct varatt_external toast;
 	uint64		size;
 	uint64		planned;
-	BfValue		v;
 
 	p->site = site;
 	p->stored = NULL;
+
+	/* the common case first: the stored value cached here, once per row */
+	if (VARATT_IS_EXTERNAL_ONDISK(ptr) && site->have_value &&
+		memcmp(VARDATA_EXTERNAL(ptr), &site->toast, sizeof(site->toast)) == 0)
+	{
+		p->hdr = &site->value.hdr;
+		p->bits = site->value.bits;
+		return;
+	}
+
 	if (VARATT_IS_EXTERNAL_ONDISK(ptr))
 	{
 		VARATT_EXTERNAL_GET_POINTER(toast, ptr);
@@ -172,30 +204,30 @@ bf_call_site_probe(FunctionCallInfo fcinfo, BfCallSite *site, int argno,
 							 errdetail("%s.", msg)));
 				site->have_header = true;
 			}
-			p->hdr = site->header;
+			p->hdr = &site->header;
 			p->bits = NULL;
 			p->stored = ptr;
 			return;
 		}
 	}
 
-	bf_call_site_value(fcinfo, site, argno, &v);
-	p->hdr = v.hdr;
-	p->bits = v.bits;
+	bf_call_site_value(fcinfo, site, argno, &p->own);
+	p->hdr = &p->own.hdr;
+	p->bits = p->own.bits;
 }
 
 bool
 bf_probe_test(BfProbe *p, BfHash hash)
 {
 	if (p->bits != NULL)
-		return bf_test_hash(&p->hdr, p->bits, hash);
+		return bf_test_hash(p->hdr, p->bits, hash);
 
-	if (p->hdr.layout == BF_LAYOUT_CLASSIC)
+	if (p->hdr->layout == BF_LAYOUT_CLASSIC)
 	{
 		BfClassicIter it;
 
-		bf_classic_iter_init(&it, p->hdr.nbits, hash);
-		for (int i = 0; i < p->hdr.hashes; i++)
+		bf_classic_iter_init(&it, p->hdr->nbits, hash);
+		for (int i = 0; i < p->hdr->hashes; i++)
 		{
 			uint64		x = bf_classic_iter_next(&it);
 			uint8		byte;
@@ -209,11 +241,11 @@ bf_probe_test(BfProbe *p, BfHash hash)
 	else
 	{
 		uint8		block[BF_BLOCK_BYTES];
-		uint64		b = bf_blocked_block(hash.lo, p->hdr.nbits / BF_BLOCK_BITS);
+		uint64		b = bf_blocked_block(hash.lo, p->hdr->nbits / BF_BLOCK_BITS);
 
 		read_slice(p->site, p->stored, BF_HEADER_SIZE + b * BF_BLOCK_BYTES,
 				   BF_BLOCK_BYTES, block);
 		/* the positions within a block depend only on the hash */
-		return bf_blocked_test(block, BF_BLOCK_BITS, p->hdr.hashes, hash.lo);
+		return bf_blocked_test(block, BF_BLOCK_BITS, p->hdr->hashes, hash.lo);
 	}
 }

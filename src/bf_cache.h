@@ -41,6 +41,16 @@ typedef struct BfCallSite
 	bool		have_value;		/* its full copy, below */
 	BfValue		value;
 	void	   *buffer;			/* the allocation holding value.raw */
+
+	/*
+	 * The header of the last in-memory (not TOASTed) value seen here, as
+	 * bytes and decoded: a value with the same header bytes and size needs no
+	 * new validation.
+	 */
+	bool		have_inline;
+	uint32		inline_size;
+	uint8		inline_bytes[BF_HEADER_SIZE];
+	BfHeader	inline_hdr;
 } BfCallSite;
 
 /*
@@ -49,11 +59,22 @@ typedef struct BfCallSite
  */
 typedef struct BfProbe
 {
-	BfHeader	hdr;
+	const BfHeader *hdr;
 	const uint8 *bits;			/* NULL: read what a check needs by slicing */
 	struct varlena *stored;		/* the TOAST pointer, when slicing */
 	BfCallSite *site;
+	BfValue		own;			/* the opened value when not cached */
 } BfProbe;
+
+/*
+ * The key type of argument key_argno, resolved on the first call: the type
+ * and collation of an argument are fixed for a call site.
+ */
+#define bf_call_site_arg_key(fcinfo, site, key_argno, filter_argno) \
+	((site)->key.typid != InvalidOid ? (const BfKeyType *) &(site)->key : \
+	 bf_call_site_key((fcinfo), (site), \
+					  get_fn_expr_argtype((fcinfo)->flinfo, (key_argno)), \
+					  (filter_argno)))
 
 /* The call site's state, created on first use. */
 extern BfCallSite *bf_call_site(FunctionCallInfo fcinfo);

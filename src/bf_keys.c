@@ -124,7 +124,8 @@ static inline BfHash
 hash_varlena(Datum key, int layout)
 {
 	struct varlena *v = (struct varlena *) DatumGetPointer(key);
-	struct varlena *d = pg_detoast_datum_packed(v);
+	struct varlena *d = (VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v)) ?
+		pg_detoast_datum_packed(v) : v;
 	BfHash		h = bf_hash_bytes(layout, VARDATA_ANY(d), VARSIZE_ANY_EXHDR(d));
 
 	if (d != v)

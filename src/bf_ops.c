@@ -14,6 +14,7 @@
 #include "utils/jsonb.h"
 
 #include "bf_cache.h"
+#include "bf_expanded.h"
 #include "bf_keys.h"
 #include "bf_layout.h"
 #include "bf_text.h"
@@ -53,11 +54,11 @@ bloom_empty(PG_FUNCTION_ARGS)
 }
 
 /*
- * Add the elements of an array to a writable filter; returns how many were
- * added (NULL elements are skipped).
+ * Add the elements of an array to a filter being added to; returns how many
+ * were added (NULL elements are skipped).
  */
 static uint64
-add_array(FunctionCallInfo fcinfo, BfCallSite *site, BfValue *v,
+add_array(FunctionCallInfo fcinfo, BfCallSite *site, BfAdd *a,
 		  ArrayType *arr)
 {
 	const BfKeyType *kt = bf_call_site_key(fcinfo, site, ARR_ELEMTYPE(arr), 0);
@@ -65,7 +66,7 @@ add_array(FunctionCallInfo fcinfo, BfCallSite *site, BfValue *v,
 	array_iter	iter;
 	uint64		added = 0;
 
-	bf_key_check_kind(v->hdr.key_kind, kt);
+	bf_key_check_kind(a->v.hdr.key_kind, kt);
 	array_iter_setup(&iter, (AnyArrayType *) arr);
 	for (int i = 0; i < nitems; i++)
 	{
@@ -75,37 +76,44 @@ add_array(FunctionCallInfo fcinfo, BfCallSite *site, BfValue *v,
 
 		if (isnull)
 			continue;
-		bf_add_hash(&v->hdr, v->bits, bf_key_hash(kt, elem, v->hdr.layout));
+		bf_add_key(a, bf_key_hash(kt, elem, a->v.hdr.layout));
 		added++;
 	}
-	if (added > 0)
-		bf_value_note_added(v, kt->kind, added);
+	bf_add_note_added(a, kt->kind, added);
 	return added;
 }
 
 /*
  * bloom_add(bloomfilter, anyelement): the filter with the key added.  A NULL
  * key leaves the filter unchanged; a NULL filter gives NULL.
+ *
+ * In PL/pgSQL, "f := bloom_add(f, k)" and "f := f || k" add in place: see
+ * bf_expanded.c.
  */
 Datum
 bloom_add(PG_FUNCTION_ARGS)
 {
-	BfCallSite *site;
 	const BfKeyType *kt;
-	BfValue		v;
+	BfAdd		a;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	if (PG_ARGISNULL(1))
-		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	{
+		/* keep an expanded variable expanded (no flattening copy) */
+		if (!bf_expanded_is(PG_GETARG_DATUM(0)))
+			PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+		bf_add_begin(fcinfo, 0, &a);
+		PG_RETURN_DATUM(bf_add_end(&a));
+	}
 
-	site = bf_call_site(fcinfo);
-	kt = bf_call_site_key(fcinfo, site, get_fn_expr_argtype(fcinfo->flinfo, 1), 0);
-	bf_value_from_datum(PG_GETARG_DATUM(0), true, &v);
-	bf_key_check_kind(v.hdr.key_kind, kt);
-	bf_add_hash(&v.hdr, v.bits, bf_key_hash(kt, PG_GETARG_DATUM(1), v.hdr.layout));
-	bf_value_note_added(&v, kt->kind, 1);
-	PG_RETURN_BLOOMFILTER(&v);
+	kt = bf_call_site_key(fcinfo, bf_call_site(fcinfo),
+						  get_fn_expr_argtype(fcinfo->flinfo, 1), 0);
+	bf_add_begin(fcinfo, 0, &a);
+	bf_key_check_kind(a.v.hdr.key_kind, kt);
+	bf_add_key(&a, bf_key_hash(kt, PG_GETARG_DATUM(1), a.v.hdr.layout));
+	bf_add_note_added(&a, kt->kind, 1);
+	PG_RETURN_DATUM(bf_add_end(&a));
 }
 
 /*
@@ -115,16 +123,17 @@ bloom_add(PG_FUNCTION_ARGS)
 Datum
 bloom_add_all(PG_FUNCTION_ARGS)
 {
-	BfValue		v;
+	BfAdd		a;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	if (PG_ARGISNULL(1))
+	if (PG_ARGISNULL(1) && !bf_expanded_is(PG_GETARG_DATUM(0)))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 
-	bf_value_from_datum(PG_GETARG_DATUM(0), true, &v);
-	add_array(fcinfo, bf_call_site(fcinfo), &v, PG_GETARG_ARRAYTYPE_P(1));
-	PG_RETURN_BLOOMFILTER(&v);
+	bf_add_begin(fcinfo, 0, &a);
+	if (!PG_ARGISNULL(1))
+		add_array(fcinfo, bf_call_site(fcinfo), &a, PG_GETARG_ARRAYTYPE_P(1));
+	PG_RETURN_DATUM(bf_add_end(&a));
 }
 
 /* Test one key against the filter argument, through the call-site cache. */
@@ -135,15 +144,13 @@ contains_key(FunctionCallInfo fcinfo, int filter_argno, int key_argno)
 	const BfKeyType *kt;
 	BfProbe		p;
 
-	kt = bf_call_site_key(fcinfo, site,
-						  get_fn_expr_argtype(fcinfo->flinfo, key_argno),
-						  filter_argno);
+	kt = bf_call_site_arg_key(fcinfo, site, key_argno, filter_argno);
 	bf_call_site_probe(fcinfo, site, filter_argno, 1, &p);
-	if (p.hdr.key_kind == BF_KEY_NONE)
+	if (p.hdr->key_kind == BF_KEY_NONE)
 		return false;			/* no key was ever added */
-	bf_key_check_kind(p.hdr.key_kind, kt);
+	bf_key_check_kind(p.hdr->key_kind, kt);
 	return bf_probe_test(&p, bf_key_hash(kt, PG_GETARG_DATUM(key_argno),
-										 p.hdr.layout));
+										 p.hdr->layout));
 }
 
 /* bloom_contains(bloomfilter, anyelement), operator @> */
@@ -192,9 +199,9 @@ probe_array(FunctionCallInfo fcinfo, bool stop_on_absent, bool stop_on_present,
 	int			done = 0;
 
 	bf_call_site_probe(fcinfo, site, 0, nitems, &p);
-	empty = (p.hdr.key_kind == BF_KEY_NONE);
+	empty = (p.hdr->key_kind == BF_KEY_NONE);
 	if (!empty)
-		bf_key_check_kind(p.hdr.key_kind, kt);
+		bf_key_check_kind(p.hdr->key_kind, kt);
 
 	array_iter_setup(&iter, (AnyArrayType *) arr);
 	while (done < nitems)
@@ -210,9 +217,9 @@ probe_array(FunctionCallInfo fcinfo, bool stop_on_absent, bool stop_on_present,
 									   kt->typbyval, kt->typalign);
 			if (!nulls[j] && !empty)
 			{
-				hashes[j] = bf_key_hash(kt, elems[j], p.hdr.layout);
+				hashes[j] = bf_key_hash(kt, elems[j], p.hdr->layout);
 				if (p.bits != NULL)
-					bf_prefetch_hash(&p.hdr, p.bits, hashes[j]);
+					bf_prefetch_hash(p.hdr, p.bits, hashes[j]);
 			}
 		}
 		for (int j = 0; j < n; j++)

@@ -93,12 +93,24 @@ bf_ensure_packages() {
 	bf_as_root "${apt[@]}" </dev/null
 }
 
+# Sanitizer builds (BF_SANITIZE=1, see test/sanitize.sh): the extension is
+# compiled with AddressSanitizer and UndefinedBehaviorSanitizer (any finding
+# aborts), and the server runs with the ASan runtime preloaded, writing
+# findings to $BF_TMP/sanitizer.* (checked by bf_sanitizer_findings).
+BF_SANITIZE=${BF_SANITIZE:-0}
+BF_SANITIZE_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+
 # Build and install the extension into the PostgreSQL installation.
 bf_build_install() {
-	local jobs
+	local jobs flags=()
 	jobs=$(nproc 2>/dev/null || echo 2)
+	if [[ $BF_SANITIZE == 1 ]]; then
+		flags=("PG_CFLAGS=$BF_SANITIZE_CFLAGS" "SHLIB_LINK=-fsanitize=address,undefined")
+		make -C "$BF_REPO" clean PG_CONFIG="$PG_CONFIG_BIN" >/dev/null || return 1
+		bf_say "building with sanitizers: $BF_SANITIZE_CFLAGS"
+	fi
 	bf_say "building (make -j$jobs)"
-	make -C "$BF_REPO" -j"$jobs" PG_CONFIG="$PG_CONFIG_BIN" || return 1
+	make -C "$BF_REPO" -j"$jobs" PG_CONFIG="$PG_CONFIG_BIN" "${flags[@]}" || return 1
 	bf_say "installing (make install)"
 	bf_as_root make -C "$BF_REPO" install PG_CONFIG="$PG_CONFIG_BIN" || return 1
 }
@@ -168,7 +180,13 @@ bf_start_server() {
 		if [[ -n ${BF_EXTRA_CONF:-} ]]; then printf '%s\n' "$BF_EXTRA_CONF"; fi
 	} >>"$conf" || return 1
 	bf_say "starting server on port $BF_PORT (socket in $BF_TMP)"
-	if ! bf_as_pg "$PG_BINDIR/pg_ctl" -D "$BF_TMP/data" -l "$BF_TMP/server.log" \
+	local env=()
+	if [[ $BF_SANITIZE == 1 ]]; then
+		env=(env "LD_PRELOAD=$(gcc -print-file-name=libasan.so)"
+			"ASAN_OPTIONS=detect_leaks=0:log_path=$BF_TMP/sanitizer.asan"
+			"UBSAN_OPTIONS=print_stacktrace=1:log_path=$BF_TMP/sanitizer.ubsan")
+	fi
+	if ! bf_as_pg "${env[@]}" "$PG_BINDIR/pg_ctl" -D "$BF_TMP/data" -l "$BF_TMP/server.log" \
 		-w -t 60 start >"$BF_TMP/pg_ctl.log" 2>&1; then
 		bf_err "the server did not start; pg_ctl said:"
 		cat "$BF_TMP/pg_ctl.log" >&2
@@ -220,6 +238,22 @@ bf_timeout() {
 		bf_err "timed out after $limit s: $*"
 	fi
 	return "$rc"
+}
+
+# Print the sanitizer reports of the running server; false if there are any.
+bf_sanitizer_findings() {
+	local f found=0
+	for f in "$BF_TMP"/sanitizer.*; do
+		[[ -f $f ]] || continue
+		found=1
+		echo "----- $f"
+		cat "$f"
+	done
+	# a sanitizer abort ends a backend with a signal: the server log says so
+	if grep -E "terminated by signal|AddressSanitizer|runtime error" "$BF_TMP/server.log"; then
+		found=1
+	fi
+	((found == 0))
 }
 
 # psql on the throwaway server, without ~/.psqlrc, stopping on error.

@@ -5,6 +5,8 @@
 #  1. installs what is missing (apt-get; sudo when not root),
 #  2. builds and installs the extension (make, make install),
 #  3. runs the C unit tests of the core (make core-test) if test/core exists,
+#     then the fuzz smoke test (make -C test/fuzz smoke: replays the fuzzers'
+#     regression inputs and seeds, fuzzes each harness 5 s if clang is there),
 #  4. starts a throwaway server (temporary directory, postgres user, free port,
 #     unix socket only),
 #  5. runs pg_regress (make installcheck) and prints regression.diffs on failure,
@@ -91,6 +93,22 @@ run_core_tests() {
 	else
 		fail "core: C unit tests (make core-test)"
 	fi
+}
+
+# ---------------------------------------------------------------- fuzz ----
+# The fuzzers' regression inputs and seeds replayed under ASan and UBSan, then
+# each harness fuzzed for 5 s when clang is installed (make fuzz: longer runs).
+run_fuzz_smoke() {
+	if [[ ! -f test/fuzz/Makefile ]]; then
+		return 0
+	fi
+	bf_say "fuzz harnesses: replay regressions and seeds, short run (make -C test/fuzz smoke)"
+	if bf_timeout make -C test/fuzz smoke; then
+		pass "fuzz: regressions and seeds replayed, 5 s per harness (make -C test/fuzz smoke)"
+	else
+		fail "fuzz: make -C test/fuzz smoke"
+	fi
+	command -v clang >/dev/null 2>&1 || note "fuzz: clang not installed: inputs replayed, no fuzzing"
 }
 
 # ------------------------------------------------------------- regress ----
@@ -283,6 +301,7 @@ else
 fi
 
 run_core_tests
+run_fuzz_smoke
 
 if ((built)); then
 	# shellcheck disable=SC2119 # no extra postgresql.conf lines
@@ -290,11 +309,23 @@ if ((built)); then
 		run_regress
 		run_pgtap
 		run_reader
+		if [[ $BF_SANITIZE == 1 ]]; then
+			if bf_sanitizer_findings; then
+				pass "sanitizers: no AddressSanitizer or UndefinedBehaviorSanitizer findings"
+			else
+				fail "sanitizers: findings (above)"
+			fi
+		fi
 	else
 		fail "server: the throwaway server did not start"
 	fi
 	bf_stop_server || true
-	run_tap
+	if [[ $BF_SANITIZE == 1 ]]; then
+		# their servers would load the instrumented library without the runtime
+		note "tap: not run in a sanitizer build"
+	else
+		run_tap
+	fi
 else
 	note "regress, pgtap, tap: not run (the build failed)"
 fi

@@ -1,0 +1,145 @@
+/*
+ * fuzz_binary.c
+ *		libFuzzer harness: the byte format (recv, the bytea cast, stored
+ *		values) on arbitrary bytes.
+ *
+ * For every input:
+ *	- bf_header_decode must not crash or read past the input; on failure it
+ *	  must give a one-line ASCII message, also when the message buffer is
+ *	  tiny or absent, and the same status every time;
+ *	- bf_header_decode_prefix on the first 64 bytes (how a slice of a large
+ *	  stored value is read) must agree with the whole-value decode, given
+ *	  the same total length.
+ * For an input that decodes:
+ *	- the length is exactly 64 + bits/8, bf_header_check agrees, and
+ *	  bf_header_encode reproduces the 64 header bytes exactly;
+ *	- popcount, the cardinality and FPR estimates are sane (no NaN, the FPR
+ *	  within [0, 1]);
+ *	- a key added to a copy of the bits tests positive (no false negative),
+ *	  whatever the bit count;
+ *	- text output, then text input (bf_text_parse_header and
+ *	  bf_text_decode_payload), reproduces the header and the bytes exactly.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bf_format.h"
+#include "bf_hash.h"
+#include "bf_layout.h"
+#include "bf_text.h"
+#include "fuzz_common.h"
+
+int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	BfHeader	h;
+	BfHeader	h2;
+	BfStatus	st;
+	BfStatus	st2;
+	char		msg[256];
+	char		small[8];
+	uint8_t		hdr[BF_HEADER_SIZE];
+	const uint8_t *bits;
+	uint64_t	nbytes;
+
+	/*
+	 * libFuzzer hands over a buffer of exactly size bytes (ASan catches any
+	 * read past it); an empty input may come as a NULL pointer.
+	 */
+	memset(&h, 0xA5, sizeof(h));
+	st = bf_header_decode(data, size, &h, msg, sizeof(msg));
+	st2 = bf_header_decode(data, size, NULL, small, sizeof(small));
+	FUZZ_CHECK(st == st2, "status %d with a large message buffer, %d with a small one", st, st2);
+	st2 = bf_header_decode(data, size, NULL, NULL, 0);
+	FUZZ_CHECK(st == st2, "status %d with a message buffer, %d without", st, st2);
+	FUZZ_CHECK(strnlen(small, sizeof(small)) < sizeof(small), "small message not terminated");
+
+	if (size >= BF_HEADER_SIZE)
+	{
+		/* A slice: the header only, the whole length known. */
+		BfHeader	hp;
+
+		st2 = bf_header_decode_prefix(data, BF_HEADER_SIZE, size, &hp, NULL, 0);
+		FUZZ_CHECK(st == st2, "prefix decode gives status %d, whole decode %d", st2, st);
+		if (st == BF_OK)
+			FUZZ_CHECK(fuzz_headers_equal(&h, &hp), "prefix decode gives another header");
+	}
+
+	if (st != BF_OK)
+	{
+		FUZZ_CHECK(fuzz_good_message(msg, sizeof(msg)), "bad message for status %d: \"%s\"", st, msg);
+		return 0;
+	}
+
+	/* A value that decodes. */
+	nbytes = bf_payload_bytes(h.nbits);
+	FUZZ_CHECK(size - BF_HEADER_SIZE == nbytes, "length %zu accepted for %llu bits",
+			   size, (unsigned long long) h.nbits);
+	if (nbytes > FUZZ_MAX_PAYLOAD)
+		return 0;
+	FUZZ_CHECK(bf_header_check(&h, NULL, 0) == BF_OK, "bf_header_check refuses a decoded header");
+	FUZZ_CHECK(h.hashes >= 1 && h.hashes <= BF_MAX_HASHES, "hashes %u", h.hashes);
+	FUZZ_CHECK(h.layout == BF_LAYOUT_BLOCKED || h.layout == BF_LAYOUT_CLASSIC, "layout %u", h.layout);
+	FUZZ_CHECK(bf_layout_name(h.layout) != NULL && bf_key_kind_name(h.key_kind) != NULL,
+			   "decoded layout %u or key kind %u has no name", h.layout, h.key_kind);
+	bf_header_encode(&h, hdr);
+	FUZZ_CHECK(memcmp(hdr, data, BF_HEADER_SIZE) == 0, "bf_header_encode does not reproduce the header");
+
+	bits = data + BF_HEADER_SIZE;
+
+	/* Estimates from the bits. */
+	{
+		uint64_t	pop = bf_bits_popcount(bits, nbytes);
+		double		card = bf_estimate_cardinality(&h, bits);
+		double		fpr = bf_estimate_fpr(&h, bits);
+
+		FUZZ_CHECK(pop <= h.nbits, "popcount %llu > %llu bits",
+				   (unsigned long long) pop, (unsigned long long) h.nbits);
+		FUZZ_CHECK(!isnan(card) && card >= 0.0 && (pop > 0 || card == 0.0),
+				   "cardinality estimate %g for %llu bits set", card, (unsigned long long) pop);
+		FUZZ_CHECK(!isnan(fpr) && fpr >= 0.0 && fpr <= 1.0, "fpr estimate %g", fpr);
+	}
+
+	/* Add a key derived from the input to a copy: it must test positive. */
+	{
+		uint8_t    *copy = malloc(nbytes);
+		BfHash		kh = bf_hash_bytes(h.layout, data, size < 80 ? size : 80);
+
+		FUZZ_CHECK(copy != NULL, "malloc");
+		memcpy(copy, bits, nbytes);
+		bf_add_hash(&h, copy, kh);
+		FUZZ_CHECK(bf_test_hash(&h, copy, kh), "false negative after an add");
+		bf_bits_or(copy, bits, nbytes);
+		FUZZ_CHECK(bf_test_hash(&h, copy, kh), "false negative after an OR");
+		free(copy);
+	}
+
+	/* Text out, text in: the same header and bytes. */
+	{
+		size_t		tlen = bf_text_length(&h);
+		char	   *text = malloc(tlen + 1);
+		uint8_t    *back = malloc(nbytes ? nbytes : 1);
+		const char *d;
+		size_t		dlen;
+
+		FUZZ_CHECK(text != NULL && back != NULL, "malloc");
+		memset(text, 0x5A, tlen + 1);
+		bf_text_render(&h, bits, text);
+		FUZZ_CHECK(strlen(text) == tlen, "rendered %zu characters, bf_text_length said %zu",
+				   strlen(text), tlen);
+		st = bf_text_parse_header(text, &h2, &d, &dlen, msg, sizeof(msg));
+		FUZZ_CHECK(st == BF_OK, "own text output refused (%d): %s\n  text: %.300s", st, msg, text);
+		FUZZ_CHECK(fuzz_headers_equal(&h, &h2), "text round trip changes the header: %.300s", text);
+		FUZZ_CHECK(d + dlen == text + tlen, "payload does not end the text");
+		st = bf_text_decode_payload(d, dlen, back, nbytes, msg, sizeof(msg));
+		FUZZ_CHECK(st == BF_OK, "own base64 refused (%d): %s", st, msg);
+		FUZZ_CHECK(memcmp(back, bits, nbytes) == 0, "text round trip changes the bits");
+		free(back);
+		free(text);
+	}
+	return 0;
+}
