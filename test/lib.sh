@@ -16,7 +16,7 @@
 BF_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BF_PG_MAJOR=${BF_PG_MAJOR:-15}
 BF_EXTENSION=${BF_EXTENSION:-bloomfilter}
-PG_BINDIR=/usr/lib/postgresql/$BF_PG_MAJOR/bin
+PG_BINDIR=${BF_PG_BINDIR:-/usr/lib/postgresql/$BF_PG_MAJOR/bin}
 PG_CONFIG_BIN=$PG_BINDIR/pg_config
 BF_TMP=
 BF_PORT=
