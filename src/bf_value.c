@@ -4,8 +4,6 @@
  */
 #include "postgres.h"
 
-#include <math.h>
-
 #include "lib/stringinfo.h"
 
 #include "bf_sizing.h"

@@ -31,8 +31,9 @@ popcount64(uint64_t w)
 #endif
 }
 
-void
-bf_bits_or(uint8_t *dst, const uint8_t *src, uint64_t nbytes)
+/* dst = dst OR src, or dst AND src, 8 bytes at a time (vectorizable). */
+static inline void
+merge_bits(uint8_t *dst, const uint8_t *src, uint64_t nbytes, bool intersect)
 {
 	uint64_t	i;
 
@@ -43,30 +44,23 @@ bf_bits_or(uint8_t *dst, const uint8_t *src, uint64_t nbytes)
 
 		memcpy(&a, dst + i, 8);
 		memcpy(&b, src + i, 8);
-		a |= b;
+		a = intersect ? (a & b) : (a | b);
 		memcpy(dst + i, &a, 8);
 	}
 	for (; i < nbytes; i++)
-		dst[i] |= src[i];
+		dst[i] = intersect ? (dst[i] & src[i]) : (dst[i] | src[i]);
+}
+
+void
+bf_bits_or(uint8_t *dst, const uint8_t *src, uint64_t nbytes)
+{
+	merge_bits(dst, src, nbytes, false);
 }
 
 void
 bf_bits_and(uint8_t *dst, const uint8_t *src, uint64_t nbytes)
 {
-	uint64_t	i;
-
-	for (i = 0; i + 8 <= nbytes; i += 8)
-	{
-		uint64_t	a;
-		uint64_t	b;
-
-		memcpy(&a, dst + i, 8);
-		memcpy(&b, src + i, 8);
-		a &= b;
-		memcpy(dst + i, &a, 8);
-	}
-	for (; i < nbytes; i++)
-		dst[i] &= src[i];
+	merge_bits(dst, src, nbytes, true);
 }
 
 uint64_t
