@@ -10,6 +10,14 @@ CORE_OBJS = \
 	src/core/bf_sizing.o \
 	src/core/bf_text.o
 
+# the shared tier (server-resident filters; see src/shared/bf_shared.h)
+SHARED_OBJS = \
+	src/shared/bf_shmem.o \
+	src/shared/bf_hotpath.o \
+	src/shared/bf_guard.o \
+	src/shared/bf_trigger.o \
+	src/shared/bf_worker.o
+
 OBJS = \
 	src/bloomfilter.o \
 	src/bf_keys.o \
@@ -20,11 +28,12 @@ OBJS = \
 	src/bf_agg.o \
 	src/bf_expanded.o \
 	src/bf_agg_auto.o \
+	$(SHARED_OBJS) \
 	$(CORE_OBJS)
 
-PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core
+PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core -I$(srcdir)/src/shared
 
-REGRESS = basics keys io setops aggregates expanded aggregates_auto
+REGRESS = basics keys io setops aggregates expanded aggregates_auto shared
 REGRESS_OPTS = --load-extension=bloomfilter
 
 PG_CONFIG ?= pg_config
@@ -43,6 +52,11 @@ demo:
 .PHONY: bench
 bench:
 	bash test/bench.sh
+
+# The shared-filter registration benchmark (pgbench, guarded vs unguarded).
+.PHONY: bench-shared
+bench-shared:
+	bash test/bench/shared_registration.sh
 
 # Plain C unit tests of the PostgreSQL-free core.
 core-test:

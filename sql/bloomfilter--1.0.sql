@@ -407,3 +407,136 @@ CREATE AGGREGATE bloom_intersect_agg(bloomfilter) (
 );
 COMMENT ON AGGREGATE bloom_intersect_agg(bloomfilter) IS
 	'the intersection of the non-NULL filters';
+
+--
+-- Shared filters (server-resident, kept current by triggers)
+--
+-- Need shared_preload_libraries = 'bloomfilter'; without it every function
+-- below raises SQLSTATE 55000 with a hint (the trigger and the event trigger
+-- then do nothing).  Definitions live in the configuration table below (so
+-- pg_dump keeps them); the bits live in shared memory and are rebuilt in the
+-- background after a restart.
+--
+CREATE TABLE bloom_shared_definitions (
+	id bigserial PRIMARY KEY,
+	name text NOT NULL UNIQUE,
+	schema_name name NOT NULL,
+	table_name name NOT NULL,
+	column_name name NOT NULL,
+	fpr float8 NOT NULL CHECK (fpr > 0 AND fpr < 1),
+	capacity bigint CHECK (capacity > 0),
+	UNIQUE (schema_name, table_name, column_name)
+);
+COMMENT ON TABLE bloom_shared_definitions IS
+	'definitions of the shared bloom filters (managed by bloom_guard and bloom_unguard; capacity NULL: sized from the table)';
+SELECT pg_catalog.pg_extension_config_dump('bloom_shared_definitions', '');
+SELECT pg_catalog.pg_extension_config_dump('bloom_shared_definitions_id_seq', '');
+GRANT SELECT ON bloom_shared_definitions TO PUBLIC;
+
+CREATE FUNCTION bloom_guard(rel regclass, col name, fpr float8 DEFAULT 0.01,
+							capacity bigint DEFAULT NULL)
+	RETURNS text
+	AS 'MODULE_PATHNAME', 'bloom_guard'
+	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+COMMENT ON FUNCTION bloom_guard(regclass, name, float8, bigint) IS
+	'guard a column with a shared filter (table owner only): defines it, creates its trigger, builds it in the background without blocking writers; returns its name schema.table.column';
+
+CREATE FUNCTION bloom_unguard(rel regclass, col name) RETURNS void
+	AS 'MODULE_PATHNAME', 'bloom_unguard'
+	LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION bloom_unguard(regclass, name) IS
+	'remove the shared filter of a column: its trigger, definition and memory (table owner only)';
+
+CREATE FUNCTION bloom_shared_rebuild(name text) RETURNS void
+	AS 'MODULE_PATHNAME', 'bloom_shared_rebuild'
+	LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION bloom_shared_rebuild(text) IS
+	'rebuild a shared filter in the background (table owner only); checks keep answering from the current filter meanwhile; restores the false-positive rate after deletes';
+
+CREATE FUNCTION bloom_shared_wait(name text, timeout_ms int DEFAULT 60000)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_shared_wait'
+	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION bloom_shared_wait(text, int) IS
+	'wait until the shared filter is ready with no build pending (true) or the timeout passes (false); call it after the transaction that guarded or rebuilt it committed';
+
+CREATE FUNCTION bloom_shared_contains(name text, key anyelement) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_shared_contains'
+	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION bloom_shared_contains(text, anyelement) IS
+	'false if the key is definitely not in the guarded column; true ("maybe") otherwise, and whenever the filter is not ready; needs SELECT on the column';
+
+CREATE FUNCTION bloom_shared_contains(name text, key text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_shared_contains_text'
+	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION bloom_shared_contains(text, text) IS
+	'bloom_shared_contains for a string literal (read as the column''s type when the column is not text)';
+
+CREATE FUNCTION bloom_shared_add(name text, key anyelement) RETURNS void
+	AS 'MODULE_PATHNAME', 'bloom_shared_add'
+	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+COMMENT ON FUNCTION bloom_shared_add(text, anyelement) IS
+	'add a key to a loaded shared filter (table owner only); lost at the next rebuild unless the key is in the table';
+
+CREATE FUNCTION bloom_shared_add(name text, key text) RETURNS void
+	AS 'MODULE_PATHNAME', 'bloom_shared_add_text'
+	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+COMMENT ON FUNCTION bloom_shared_add(text, text) IS
+	'bloom_shared_add for a string literal';
+
+CREATE FUNCTION bloom_shared_get(name text) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloom_shared_get'
+	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION bloom_shared_get(text) IS
+	'a snapshot of a ready shared filter as a value; needs SELECT on the column';
+
+CREATE FUNCTION bloom_shared_filters_info(
+	OUT name text, OUT definition_id bigint, OUT state text,
+	OUT capacity bigint, OUT bits bigint, OUT hashes int, OUT keys_added bigint,
+	OUT estimated_fpr float8, OUT memory_bytes bigint, OUT checks bigint,
+	OUT negatives bigint, OUT last_build timestamptz)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'bloom_shared_filters_info'
+	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION bloom_shared_filters_info() IS
+	'the shared filters of this database as held in shared memory (see the view bloom_shared_filters)';
+
+CREATE VIEW bloom_shared_filters AS
+	SELECT d.name,
+		   pg_catalog.to_regclass(pg_catalog.format('%I.%I', d.schema_name, d.table_name)) AS "table",
+		   d.column_name AS "column",
+		   coalesce(i.state, CASE WHEN pg_catalog.pg_is_in_recovery() THEN 'standby'
+								  ELSE 'not loaded' END) AS state,
+		   coalesce(i.capacity, d.capacity) AS capacity,
+		   i.bits,
+		   i.keys_added,
+		   i.estimated_fpr,
+		   coalesce(i.memory_bytes, 0) AS memory_bytes,
+		   coalesce(i.checks, 0) AS checks,
+		   coalesce(i.negatives, 0) AS negatives,
+		   CASE WHEN i.checks > 0 THEN i.negatives::float8 / i.checks END AS negative_ratio,
+		   i.last_build
+	  FROM bloom_shared_definitions d
+	  LEFT JOIN bloom_shared_filters_info() i
+		ON i.name = d.name AND i.definition_id = d.id;
+COMMENT ON VIEW bloom_shared_filters IS
+	'shared filters: state (building, ready, rebuilding, not loaded, standby), size, keys added, estimated FPR, checks and "no" answers (negative_ratio: the share of lookups that never reached the table)';
+GRANT SELECT ON bloom_shared_filters TO PUBLIC;
+
+CREATE FUNCTION bloom_shared_trigger() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'bloom_shared_trigger'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION bloom_shared_trigger() IS
+	'AFTER INSERT OR UPDATE ... FOR EACH ROW trigger adding the row''s key to a shared filter; arguments: the filter name, and the key column when the table is not the guarded one';
+
+CREATE FUNCTION bloom_shared_ddl() RETURNS event_trigger
+	AS 'MODULE_PATHNAME', 'bloom_shared_ddl'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION bloom_shared_ddl() IS
+	'event trigger: drops the shared filters of dropped tables and columns, follows renames, rebuilds after a column type change';
+
+CREATE EVENT TRIGGER bloom_shared_sql_drop ON sql_drop
+	EXECUTE FUNCTION bloom_shared_ddl();
+CREATE EVENT TRIGGER bloom_shared_alter_table ON ddl_command_end
+	WHEN TAG IN ('ALTER TABLE')
+	EXECUTE FUNCTION bloom_shared_ddl();

@@ -119,6 +119,17 @@ bf_key_type_init(BfKeyType *kt, Oid typid, Oid collation, Oid filter_typid)
 	get_typlenbyvalalign(typid, &kt->typlen, &kt->typbyval, &kt->typalign);
 }
 
+bool
+bf_key_type_usable(Oid typid, Oid collation)
+{
+	BfKeyKind	kind = key_kind_of_type(getBaseType(typid));
+
+	if (kind == BF_KEY_NONE)
+		return false;
+	return kind != BF_KEY_TEXT || !OidIsValid(collation) ||
+		get_collation_isdeterministic(collation);
+}
+
 /* Hash a varlena's payload (detoasting only if needed). */
 static inline BfHash
 hash_varlena(Datum key, int layout)

@@ -32,6 +32,12 @@ typedef struct BfKeyType
 extern void bf_key_type_init(BfKeyType *kt, Oid typid, Oid collation,
 							 Oid filter_typid);
 
+/*
+ * Would bf_key_type_init accept this type and collation?  (For callers that
+ * must not raise an error, such as a DDL check.)
+ */
+extern bool bf_key_type_usable(Oid typid, Oid collation);
+
 /* Hash a (non-NULL) key of that type for a filter of the given layout. */
 extern BfHash bf_key_hash(const BfKeyType *kt, Datum key, int layout);
 
