@@ -540,3 +540,6 @@ CREATE EVENT TRIGGER bloom_shared_sql_drop ON sql_drop
 CREATE EVENT TRIGGER bloom_shared_alter_table ON ddl_command_end
 	WHEN TAG IN ('ALTER TABLE')
 	EXECUTE FUNCTION bloom_shared_ddl();
+-- they guard the filters in every session, replication ones included
+ALTER EVENT TRIGGER bloom_shared_sql_drop ENABLE ALWAYS;
+ALTER EVENT TRIGGER bloom_shared_alter_table ENABLE ALWAYS;

@@ -290,12 +290,7 @@ bloom_unguard(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("column %s of table %s is not guarded", column, get_rel_name(relid)),
 				 errhint("The view bloom_shared_filters lists the guarded columns.")));
-	sql = psprintf("DROP TRIGGER IF EXISTS %s ON %s.%s",
-				   quote_identifier(trigger_name(column)),
-				   quote_identifier(get_namespace_name(get_rel_namespace(relid))),
-				   quote_identifier(get_rel_name(relid)));
-	if (SPI_execute(sql, false, 0) != SPI_OK_UTILITY)
-		elog(ERROR, "bloomfilter: could not drop the trigger");
+	/* the definition first: dropping a guard's trigger is refused while it exists */
 	{
 		Oid			types[1] = {INT8OID};
 		Datum		values[1] = {Int64GetDatum(def.id)};
@@ -303,6 +298,12 @@ bloom_unguard(PG_FUNCTION_ARGS)
 		config_exec(psprintf("DELETE FROM %s WHERE id = $1", config_name()),
 					1, types, values, SPI_OK_DELETE);
 	}
+	sql = psprintf("DROP TRIGGER IF EXISTS %s ON %s.%s",
+				   quote_identifier(trigger_name(column)),
+				   quote_identifier(get_namespace_name(get_rel_namespace(relid))),
+				   quote_identifier(get_rel_name(relid)));
+	if (SPI_execute(sql, false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "bloomfilter: could not drop the trigger");
 	SPI_finish();
 	/* a rollback leaves the definition: it is then rebuilt on first use */
 	bf_slots_purge_db(MyDatabaseId, InvalidOid, def.name);
@@ -383,6 +384,34 @@ bloom_shared_ddl(PG_FUNCTION_ARGS)
 	SPI_connect();
 	if (strcmp(ev->event, "sql_drop") == 0)
 	{
+		/*
+		 * A guard's trigger dropped on its own (not with its table) would
+		 * leave the filter answering "no" for every row written after:
+		 * refuse.  bloom_unguard deletes the definition before it drops the
+		 * trigger.
+		 */
+		int			trc = SPI_execute(psprintf("SELECT t.address_names[3] "
+											   "FROM pg_catalog.pg_event_trigger_dropped_objects() t "
+											   "JOIN %s d ON d.schema_name = t.address_names[1] "
+											   " AND d.table_name = t.address_names[2] "
+											   "WHERE t.object_type = 'trigger' "
+											   " AND t.address_names[3] = pg_catalog.left('bloom_guard_' OPERATOR(pg_catalog.||) d.column_name, %d) "
+											   " AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() r "
+											   "  WHERE r.object_type = 'table' AND r.address_names[1] = t.address_names[1] "
+											   "  AND r.address_names[2] = t.address_names[2])",
+											   config_name(), NAMEDATALEN - 1), false, 0);
+
+		if (trc != SPI_OK_SELECT)
+			elog(ERROR, "bloomfilter: could not read the dropped triggers");
+		if (SPI_processed > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+					 errmsg("cannot drop trigger \"%s\": it keeps a shared bloom filter current",
+							SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1)),
+					 errhint("Use bloom_unguard() to remove the guard.")));
+	}
+	if (strcmp(ev->event, "sql_drop") == 0)
+	{
 		int			rc = SPI_execute("SELECT object_type, address_names FROM pg_catalog.pg_event_trigger_dropped_objects() "
 									 "WHERE object_type IN ('table', 'table column')", true, 0);
 		SPITupleTable *tt;
@@ -445,14 +474,14 @@ bloom_shared_ddl(PG_FUNCTION_ARGS)
 		 */
 		int			rc = SPI_execute(psprintf("SELECT d.column_name::text, c.oid, t.relid, "
 											  "(SELECT tg.tgenabled FROM pg_catalog.pg_trigger tg "
-											  " WHERE tg.tgrelid = t.relid AND tg.tgname = 'bloom_guard_' || d.column_name)::text "
+											  " WHERE tg.tgrelid = t.relid AND tg.tgname = pg_catalog.left('bloom_guard_' OPERATOR(pg_catalog.||) d.column_name, %d))::text "
 											  "FROM %s d "
 											  "JOIN pg_catalog.pg_namespace n ON n.nspname = d.schema_name "
 											  "JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND c.relname = d.table_name "
 											  "JOIN (SELECT DISTINCT objid AS relid FROM pg_catalog.pg_event_trigger_ddl_commands() "
 											  "      WHERE object_type IN ('table', 'table column')) t "
 											  "  ON t.relid = c.oid OR c.oid IN (SELECT a.relid FROM pg_catalog.pg_partition_ancestors(t.relid) a)",
-											  config_name()), false, 0);
+											  NAMEDATALEN - 1, config_name()), false, 0);
 
 		if (rc != SPI_OK_SELECT)
 			elog(ERROR, "bloomfilter: could not read the guarded columns");
@@ -507,8 +536,14 @@ bloom_shared_ddl(PG_FUNCTION_ARGS)
 	}
 	if (strcmp(ev->event, "sql_drop") != 0 && shm)
 	{
-		int			rc = SPI_execute("SELECT DISTINCT objid FROM pg_catalog.pg_event_trigger_ddl_commands() "
-									 "WHERE object_type = 'table'", true, 0);
+		/*
+		 * The altered tables and, for partitions, every table above them:
+		 * a guard on any of them is rebuilt (below).
+		 */
+		int			rc = SPI_execute("SELECT DISTINCT a.relid FROM pg_catalog.pg_event_trigger_ddl_commands() c, "
+									 "LATERAL (SELECT c.objid AS relid UNION "
+									 "         SELECT p.relid FROM pg_catalog.pg_partition_ancestors(c.objid) p) a "
+									 "WHERE c.object_type IN ('table', 'table column')", false, 0);
 		SPITupleTable *tt = SPI_tuptable;
 		uint64		n = SPI_processed;
 		Oid			cfgoid = bf_config_table(false);
@@ -525,7 +560,6 @@ bloom_shared_ddl(PG_FUNCTION_ARGS)
 				BfSharedSlot *s = &bf_shared->slots[i];
 				bool		mine;
 				AttrNumber	attnum;
-				Oid			typid;
 				int64		defid;
 				char	   *attname;
 
@@ -533,7 +567,6 @@ bloom_shared_ddl(PG_FUNCTION_ARGS)
 				mine = s->in_use && s->dbid == MyDatabaseId && s->cfgoid == cfgoid &&
 					s->relid == relid;
 				attnum = s->attnum;
-				typid = s->atttypid;
 				defid = s->defid;
 				LWLockRelease(bf_slot_lock(i));
 				if (!mine || attnum <= 0)
@@ -559,16 +592,14 @@ bloom_shared_ddl(PG_FUNCTION_ARGS)
 								4, types, values, SPI_OK_UPDATE);
 				}
 				/*
-				 * The column's type changed, or a partitioned table changed
-				 * (ATTACH PARTITION brings rows no trigger saw): answer
-				 * "maybe" until rebuilt.
+				 * Any ALTER TABLE of the guarded table, or of a partition
+				 * below it, may have changed its keys without firing the
+				 * trigger: a rewrite with USING or a new typmod or
+				 * generation expression (same type OID), an ATTACH PARTITION
+				 * bringing rows no trigger saw.  Answer "maybe" until rebuilt.
 				 */
-				if (get_atttype(relid, attnum) != typid ||
-					get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
-				{
-					bf_slot_unload(i);
-					bf_request_load(MyDatabaseId);
-				}
+				bf_slot_unload(i);
+				bf_request_load(MyDatabaseId);
 			}
 		}
 	}
