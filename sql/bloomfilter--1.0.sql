@@ -527,7 +527,7 @@ CREATE FUNCTION bloom_shared_trigger() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'bloom_shared_trigger'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION bloom_shared_trigger() IS
-	'AFTER INSERT OR UPDATE ... FOR EACH ROW trigger adding the row''s key to a shared filter; arguments: the filter name, and the key column when the table is not the guarded one';
+	'AFTER INSERT OR UPDATE ... FOR EACH ROW trigger adding the row''s key to a shared filter (argument: the filter name); only on the guarded table or its partitions';
 
 CREATE FUNCTION bloom_shared_ddl() RETURNS event_trigger
 	AS 'MODULE_PATHNAME', 'bloom_shared_ddl'

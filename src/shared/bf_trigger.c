@@ -81,17 +81,20 @@ trigger_site(FunctionCallInfo fcinfo, TriggerData *td)
 						name, tg->tgname),
 				 errhint("Create it with bloom_guard(table, column), or drop the trigger.")));
 	site->cfgoid = bf_config_table(false);
-	if (tg->tgnargs >= 2)
-		colname = tg->tgargs[1];
-	else if (is_guarded_relation(rel, &site->def))
-		colname = NameStr(site->def.column_name);
-	else
+	/*
+	 * Only on the guarded table (or a partition of it): a rebuild reads that
+	 * table alone, so keys added from another table would be lost by the
+	 * next rebuild, and the filter would then answer "no" for them.
+	 */
+	if (!is_guarded_relation(rel, &site->def))
 		ereport(ERROR,
 				(errcode(ERRCODE_TRIGGERED_ACTION_EXCEPTION),
-				 errmsg("trigger \"%s\" on table \"%s\" must name the column that holds the keys of shared bloom filter \"%s\"",
-						tg->tgname, RelationGetRelationName(rel), name),
-				 errhint("Pass the column name as the second trigger argument: bloom_shared_trigger('%s', 'column').",
-						 name)));
+				 errmsg("trigger \"%s\" on table \"%s\" cannot maintain shared bloom filter \"%s\", which guards table \"%s.%s\"",
+						tg->tgname, RelationGetRelationName(rel), name,
+						NameStr(site->def.schema_name), NameStr(site->def.table_name)),
+				 errdetail("A rebuild reads only the guarded table: keys added from another table would be lost."),
+				 errhint("Guard each table's column with bloom_guard().")));
+	colname = NameStr(site->def.column_name);
 	site->attnum = SPI_fnumber(RelationGetDescr(rel), colname);
 	if (site->attnum <= 0)
 		ereport(ERROR,
