@@ -82,6 +82,13 @@ config_name(void)
 					BF_SHARED_CONFIG_TABLE);
 }
 
+/*
+ * The table whose guard trigger bloom_guard is enabling ALWAYS: that ALTER
+ * TABLE changes no key, so the event trigger leaves the table's other
+ * filters loaded.
+ */
+static Oid	enabling_trigger_on = InvalidOid;
+
 static char *
 trigger_name(const char *column)
 {
@@ -249,8 +256,17 @@ bloom_guard(PG_FUNCTION_ARGS)
 		sql = psprintf("ALTER TABLE %s.%s ENABLE ALWAYS TRIGGER %s",
 					   quote_identifier(nsp), quote_identifier(relname),
 					   quote_identifier(trigger_name(column)));
-		if (SPI_execute(sql, false, 0) != SPI_OK_UTILITY)
-			elog(ERROR, "bloomfilter: could not enable the trigger");
+		enabling_trigger_on = relid;
+		PG_TRY();
+		{
+			if (SPI_execute(sql, false, 0) != SPI_OK_UTILITY)
+				elog(ERROR, "bloomfilter: could not enable the trigger");
+		}
+		PG_FINALLY();
+		{
+			enabling_trigger_on = InvalidOid;
+		}
+		PG_END_TRY();
 	}
 	SPI_finish();
 
@@ -598,8 +614,11 @@ bloom_shared_ddl(PG_FUNCTION_ARGS)
 				 * generation expression (same type OID), an ATTACH PARTITION
 				 * bringing rows no trigger saw.  Answer "maybe" until rebuilt.
 				 */
-				bf_slot_unload(i);
-				bf_request_load(MyDatabaseId);
+				if (relid != enabling_trigger_on)
+				{
+					bf_slot_unload(i);
+					bf_request_load(MyDatabaseId);
+				}
 			}
 		}
 	}

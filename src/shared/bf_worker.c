@@ -26,8 +26,11 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_database.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_trigger.h"
+#include "commands/trigger.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
@@ -301,6 +304,65 @@ estimate_rows(Relation rel, const char *qualified, bool only)
 	return n;
 }
 
+/*
+ * The table or column of a build changed under it (type, typmod, collation,
+ * relkind, or the table the definition names): abort the build.  Unload the
+ * slot if it is still this build's (any live filter was built for the old
+ * column too), so checks answer "maybe", and ask for a load to retry.
+ */
+static void
+build_abort_changed(int i, uint32 gen, const char *name, const char *what)
+{
+	BfSharedSlot *s = &bf_shared->slots[i];
+	bool		mine;
+
+	LWLockAcquire(bf_slot_lock(i), LW_SHARED);
+	mine = s->in_use && s->generation == gen;
+	LWLockRelease(bf_slot_lock(i));
+	if (mine)
+		bf_slot_unload(i);
+	bf_request_load(MyDatabaseId);
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("build of shared bloom filter \"%s\" abandoned: %s changed during the build",
+					name, what),
+			 errdetail("The filter answers \"maybe\" until a new build finishes; one was requested.")));
+}
+
+/*
+ * Does the table have the guard's trigger, enabled ALWAYS: an AFTER INSERT
+ * OR UPDATE ... FOR EACH ROW trigger calling this extension's
+ * bloom_shared_trigger() for this filter?  (Without it, writes after the
+ * scan would be missed: a restore creates the trigger after the data.)
+ */
+static bool
+guard_trigger_ok(Relation rel, const char *name, const char *colname)
+{
+	TriggerDesc *td = rel->trigdesc;
+	Oid			extnsp = bf_extension_schema(true);
+
+	if (td == NULL || !OidIsValid(extnsp))
+		return false;
+	for (int k = 0; k < td->numtriggers; k++)
+	{
+		Trigger    *tg = &td->triggers[k];
+		char	   *fname;
+
+		if (tg->tgenabled != TRIGGER_FIRES_ALWAYS ||
+			!TRIGGER_FOR_ROW(tg->tgtype) || !TRIGGER_FOR_AFTER(tg->tgtype) ||
+			!TRIGGER_FOR_INSERT(tg->tgtype) || !TRIGGER_FOR_UPDATE(tg->tgtype) ||
+			tg->tgnargs < 1 || strcmp(tg->tgargs[0], name) != 0 ||
+			(tg->tgnargs >= 2 && strcmp(tg->tgargs[1], colname) != 0))
+			continue;
+		if (get_func_namespace(tg->tgfoid) != extnsp)
+			continue;
+		fname = get_func_name(tg->tgfoid);
+		if (fname && strcmp(fname, "bloom_shared_trigger") == 0)
+			return true;
+	}
+	return false;
+}
+
 /* Build (or rebuild) slot i of generation gen; returns quietly if it is gone. */
 static void
 build_slot(int i, uint32 gen, int64 want_capacity)
@@ -309,14 +371,16 @@ build_slot(int i, uint32 gen, int64 want_capacity)
 	char		name[BF_SHARED_NAME_LEN];
 	int64		defid;
 	BfDefinition def;
-	Oid			nsp;
+	BfDefinition def2;
 	Oid			relid;
-	AttrNumber	attnum;
-	Oid			atttypid;
-	int32		atttypmod;
-	Oid			attcoll;
+	Oid			slot_relid;
+	AttrNumber	attnum = InvalidAttrNumber;
+	Oid			atttypid = InvalidOid;
+	int32		atttypmod = -1;
+	Oid			attcoll = InvalidOid;
 	BfKeyType	kt;
 	Relation	rel;
+	TupleDesc	desc;
 	bool		partitioned;
 	char	   *qualified;
 	char	   *column;
@@ -329,6 +393,8 @@ build_slot(int i, uint32 gen, int64 want_capacity)
 	List	   *locktags = NIL;
 	uint64		threshold;
 	bool		grow_now = false;
+	bool		trigger_ok;
+	bool		ok;
 
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
@@ -343,6 +409,7 @@ build_slot(int i, uint32 gen, int64 want_capacity)
 	}
 	strlcpy(name, s->name, sizeof(name));
 	defid = s->defid;
+	slot_relid = s->relid;
 	LWLockRelease(bf_slot_lock(i));
 
 	bf_def_invalidate();
@@ -360,9 +427,29 @@ build_slot(int i, uint32 gen, int64 want_capacity)
 	cur_gen = gen;
 	cur_off = PG_UINT64_MAX;
 
-	nsp = get_namespace_oid(NameStr(def.schema_name), true);
-	relid = OidIsValid(nsp) ? get_relname_relid(NameStr(def.table_name), nsp) : InvalidOid;
-	attnum = OidIsValid(relid) ? get_attnum(relid, NameStr(def.column_name)) : InvalidAttrNumber;
+	/*
+	 * Lock the table first (by name, retrying if it is renamed meanwhile),
+	 * then take everything else from its descriptor, under the lock: a
+	 * concurrent ALTER COLUMN TYPE waits, or has committed and is seen.
+	 */
+	relid = RangeVarGetRelidExtended(makeRangeVar(NameStr(def.schema_name),
+												  NameStr(def.table_name), -1),
+									 AccessShareLock, RVR_MISSING_OK, NULL, NULL);
+	rel = OidIsValid(relid) ? table_open(relid, NoLock) : NULL;
+	desc = rel ? RelationGetDescr(rel) : NULL;
+	for (int k = 0; desc && k < desc->natts; k++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, k);
+
+		if (!att->attisdropped && strcmp(NameStr(att->attname), NameStr(def.column_name)) == 0)
+		{
+			attnum = att->attnum;
+			atttypid = att->atttypid;
+			atttypmod = att->atttypmod;
+			attcoll = att->attcollation;
+			break;
+		}
+	}
 	if (attnum <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_COLUMN),
@@ -370,17 +457,27 @@ build_slot(int i, uint32 gen, int64 want_capacity)
 						name, NameStr(def.column_name), NameStr(def.schema_name),
 						NameStr(def.table_name)),
 				 errhint("Remove the definition with bloom_unguard() or DELETE FROM bloom_shared_definitions.")));
-	get_atttypetypmodcoll(relid, attnum, &atttypid, &atttypmod, &attcoll);
+
+	/*
+	 * The definition may have followed a rename (or a swap by renames) that
+	 * committed while we waited for the lock: re-read it, now that the
+	 * table is locked, and check it still names this table; and a rebuild
+	 * must be of the table the slot was built for.
+	 */
+	PopActiveSnapshot();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	bf_def_invalidate();
+	if (!bf_def_lookup(name, &def2) || def2.id != defid ||
+		strcmp(NameStr(def2.schema_name), NameStr(def.schema_name)) != 0 ||
+		strcmp(NameStr(def2.table_name), NameStr(def.table_name)) != 0 ||
+		strcmp(NameStr(def2.column_name), NameStr(def.column_name)) != 0 ||
+		(OidIsValid(slot_relid) && slot_relid != relid))
+		build_abort_changed(i, gen, name, "the table");
 	bf_key_type_init(&kt, atttypid, attcoll, InvalidOid);
 
-	rel = table_open(relid, AccessShareLock);
 	partitioned = rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE;
-	/* outlive this transaction */
-	qualified = MemoryContextStrdup(TopMemoryContext,
-									psprintf("%s.%s", quote_identifier(NameStr(def.schema_name)),
-											 quote_identifier(NameStr(def.table_name))));
-	column = MemoryContextStrdup(TopMemoryContext,
-								 quote_identifier(NameStr(def.column_name)));
+	qualified = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+										   RelationGetRelationName(rel));
 
 	SPI_connect();
 	capacity = def.capacity;
@@ -431,17 +528,35 @@ build_slot(int i, uint32 gen, int64 want_capacity)
 	s->next_off = off;
 	s->next_bytes = bytes;
 	cur_off = off;
+
+	/*
+	 * Clear the extent while holding the slot lock (taken before the
+	 * registry lock is released): unloading or freeing the slot, the only
+	 * ways its extent returns to the pool, need that lock exclusively, so no
+	 * one else can be handed this memory while it is cleared.  has_next is
+	 * still false: nothing writes to it yet.
+	 */
+	LWLockAcquire(bf_slot_lock(i), LW_SHARED);
 	LWLockRelease(bf_registry_lock());
 	memset(bf_pool + off, 0, bytes);
-	LWLockAcquire(bf_slot_lock(i), LW_EXCLUSIVE);
-	s->next_hdr = hdr;
-	s->relid = relid;
-	s->attnum = attnum;
-	s->atttypid = atttypid;
-	s->key_kind = kt.kind;
-	pg_atomic_write_u64(&s->next_added, 0);
-	s->has_next = true;
 	LWLockRelease(bf_slot_lock(i));
+
+	LWLockAcquire(bf_slot_lock(i), LW_EXCLUSIVE);
+	ok = s->in_use && s->generation == gen && !s->has_next &&
+		s->next_bytes == bytes && s->next_off == off;
+	if (ok)
+	{
+		s->next_hdr = hdr;
+		s->relid = relid;
+		s->attnum = attnum;
+		s->atttypid = atttypid;
+		s->key_kind = kt.kind;
+		pg_atomic_write_u64(&s->next_added, 0);
+		s->has_next = true;
+	}
+	LWLockRelease(bf_slot_lock(i));
+	if (!ok)
+		ereport(ERROR, (errmsg("shared bloom filter \"%s\" was removed during its build", name)));
 
 	{
 		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
@@ -491,9 +606,30 @@ build_slot(int i, uint32 gen, int64 want_capacity)
 	}
 	CommitTransactionCommand();
 
-	/* (c) scan with a fresh snapshot */
+	/*
+	 * (c) scan with a fresh snapshot.  The table by OID, locked before its
+	 * name is resolved (a rename needs a lock that conflicts with ours), and
+	 * the column by number, checked to be of the type the filter was made
+	 * for before any value is hashed.
+	 */
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
+	rel = try_table_open(relid, AccessShareLock);
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("shared bloom filter \"%s\" was removed during its build: its table was dropped", name)));
+	desc = RelationGetDescr(rel);
+	if (attnum > desc->natts ||
+		TupleDescAttr(desc, attnum - 1)->attisdropped ||
+		TupleDescAttr(desc, attnum - 1)->atttypid != atttypid ||
+		TupleDescAttr(desc, attnum - 1)->atttypmod != atttypmod ||
+		TupleDescAttr(desc, attnum - 1)->attcollation != attcoll ||
+		(rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE) != partitioned)
+		build_abort_changed(i, gen, name, "the column's type");
+	qualified = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+										   RelationGetRelationName(rel));
+	column = pstrdup(quote_identifier(NameStr(TupleDescAttr(desc, attnum - 1)->attname)));
 	SPI_connect();
 	{
 		char	   *sql;
@@ -510,21 +646,28 @@ build_slot(int i, uint32 gen, int64 want_capacity)
 		for (;;)
 		{
 			uint64		n;
-			bool		ok;
+			TupleDesc	rdesc;
 
 			SPI_cursor_fetch(portal, true, BF_BATCH);
 			n = SPI_processed;
 			if (n == 0)
 				break;
+			rdesc = SPI_tuptable->tupdesc;
+			if (rdesc->natts != 1 ||
+				TupleDescAttr(rdesc, 0)->atttypid != atttypid ||
+				TupleDescAttr(rdesc, 0)->atttypmod != atttypmod ||
+				TupleDescAttr(rdesc, 0)->attcollation != attcoll)
+				build_abort_changed(i, gen, name, "the column's type");
 			for (uint64 r = 0; r < n; r++)
 			{
 				bool		isnull;
-				Datum		d = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
+				Datum		d = SPI_getbinval(SPI_tuptable->vals[r], rdesc, 1, &isnull);
 
 				hashes[r] = isnull ? (BfHash) {0, 0} : bf_key_hash(&kt, d, BF_LAYOUT_BLOCKED);
 			}
 			LWLockAcquire(bf_slot_lock(i), LW_SHARED);
-			ok = s->in_use && s->generation == gen && s->has_next && s->next_off == off;
+			ok = s->in_use && s->generation == gen && s->has_next && s->next_off == off &&
+				s->relid == relid && s->attnum == attnum;
 			if (ok)
 			{
 				for (uint64 r = 0; r < n; r++)
@@ -540,14 +683,36 @@ build_slot(int i, uint32 gen, int64 want_capacity)
 		SPI_cursor_close(portal);
 	}
 	SPI_finish();
+
+	/*
+	 * Publish only if the guard's trigger is there and fires ALWAYS: else
+	 * writes after the scan would be missed (pg_restore, for one, restores
+	 * the definitions, as data, before the triggers).
+	 */
+	trigger_ok = guard_trigger_ok(rel, name, NameStr(TupleDescAttr(desc, attnum - 1)->attname));
+	if (!trigger_ok)
+		ereport(WARNING,
+				(errmsg("shared bloom filter \"%s\" was not published: table %s has no enabled-ALWAYS bloom_shared_trigger('%s') trigger",
+						name, qualified, name),
+				 errdetail("The filter answers \"maybe\" until it is rebuilt with its trigger in place."),
+				 errhint("Re-create the guard with bloom_unguard() and bloom_guard(), or ALTER TABLE %s ENABLE ALWAYS TRIGGER on its trigger.",
+						 qualified)));
+	table_close(rel, AccessShareLock);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
+	if (!trigger_ok)
+	{
+		/* free the new buffer; the slot stays not loaded (or keeps its live filter) */
+		build_cleanup();
+		return;
+	}
 
 	/* (d) swap */
 	threshold = bf_grow_threshold(&hdr);
 	LWLockAcquire(bf_registry_lock(), LW_EXCLUSIVE);
 	LWLockAcquire(bf_slot_lock(i), LW_EXCLUSIVE);
-	if (s->in_use && s->generation == gen && s->has_next && s->next_off == off)
+	if (s->in_use && s->generation == gen && s->has_next && s->next_off == off &&
+		s->relid == relid && s->attnum == attnum)
 	{
 		uint64		added = pg_atomic_read_u64(&s->next_added);
 
