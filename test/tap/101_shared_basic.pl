@@ -17,41 +17,13 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use Time::HiRes qw(usleep);
+use FindBin;
+use lib $FindBin::RealBin;
+use SharedFilterTest;
 
 my $N = 100_000;
 
 # ------------------------------------------------------------- helpers ----
-
-# The SQLSTATE of the first error $sql raises ('OK' when none), and psql's
-# stderr (with VERBOSITY verbose: "ERROR:  42501: ...", then HINT lines).
-sub sqlstate
-{
-	my ($node, $db, $sql, %opt) = @_;
-	my @extra = $opt{user} ? ('-U', $opt{user}) : ();
-	my ($rc, $out, $err) = $node->psql($db, "\\set VERBOSITY verbose\n$sql",
-		extra_params => \@extra);
-	return ('OK', $err, $out) if $rc == 0 && $err !~ /ERROR:/;
-	return ($1, $err, $out) if $err =~ /ERROR:\s+([0-9A-Z]{5}):/;
-	return ("rc=$rc", $err, $out);
-}
-
-sub lit
-{
-	my ($s) = @_;
-	$s =~ s/'/''/g;
-	return "'$s'";
-}
-
-# Number of keys produced by $keys_sql (one column) that the shared filter
-# $name answers "definitely not" for: must be 0 for committed keys.
-sub missing
-{
-	my ($node, $db, $name, $keys_sql) = @_;
-	return $node->safe_psql($db,
-		"SELECT count(*) FROM ($keys_sql) s(k) WHERE k IS NOT NULL AND NOT bloom_shared_contains("
-		  . lit($name) . ", k)");
-}
 
 # Share of "maybe" answers over keys that are not in the table.
 sub maybe_share
@@ -59,37 +31,6 @@ sub maybe_share
 	my ($node, $db, $name, $keys_sql) = @_;
 	return $node->safe_psql($db,
 		"SELECT avg(bloom_shared_contains(" . lit($name) . ", k)::int)::float8 FROM ($keys_sql) s(k)");
-}
-
-sub state_of
-{
-	my ($node, $db, $name) = @_;
-	return $node->safe_psql($db,
-		"SELECT coalesce((SELECT state FROM bloom_shared_filters WHERE name = " . lit($name) . "), '<none>')");
-}
-
-sub poll_for
-{
-	my ($node, $db, $sql, $expected, $seconds) = @_;
-	my $deadline = time + $seconds;
-	while (time < $deadline)
-	{
-		my ($rc, $out) = $node->psql($db, $sql);
-		return 1 if $rc == 0 && $out eq $expected;
-		usleep(100_000);
-	}
-	return 0;
-}
-
-sub wait_ready
-{
-	my ($node, $db, $name, $what) = @_;
-	my $w = $node->safe_psql($db, "SELECT bloom_shared_wait(" . lit($name) . ", 60000)");
-	is($w, 't', "$what: bloom_shared_wait returns true");
-	# (after a failed wait, do not poll another 180 s)
-	ok($w eq 't' && $node->poll_query_until($db,
-		"SELECT state FROM bloom_shared_filters WHERE name = " . lit($name), 'ready'),
-		"$what: state is ready");
 }
 
 # ---------------------------------------------------------------- setup ----

@@ -19,57 +19,11 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use SharedFilterTest;
 use IPC::Run;
 use Time::HiRes qw(usleep);
-
-# ------------------------------------------------------------- helpers ----
-sub lit
-{
-	my ($s) = @_;
-	$s =~ s/'/''/g;
-	return "'$s'";
-}
-
-sub missing
-{
-	my ($node, $db, $name, $keys_sql) = @_;
-	return $node->safe_psql($db,
-		"SELECT count(*) FROM ($keys_sql) s(k) WHERE k IS NOT NULL AND NOT bloom_shared_contains("
-		  . lit($name) . ", k)");
-}
-
-sub state_of
-{
-	my ($node, $db, $name) = @_;
-	return $node->safe_psql($db,
-		"SELECT coalesce((SELECT state FROM bloom_shared_filters WHERE name = " . lit($name) . "), '<none>')");
-}
-
-# Poll $sql until it returns $expected, at most $seconds (a bounded wait
-# for a condition that a correct implementation may also never reach).
-sub poll_for
-{
-	my ($node, $db, $sql, $expected, $seconds) = @_;
-	my $deadline = time + $seconds;
-	while (time < $deadline)
-	{
-		my ($rc, $out) = $node->psql($db, $sql);
-		return 1 if $rc == 0 && $out eq $expected;
-		usleep(100_000);
-	}
-	return 0;
-}
-
-sub wait_ready
-{
-	my ($node, $db, $name, $what) = @_;
-	my $w = $node->safe_psql($db, "SELECT bloom_shared_wait(" . lit($name) . ", 60000)");
-	is($w, 't', "$what: bloom_shared_wait returns true");
-	# (after a failed wait, do not poll another 180 s)
-	ok($w eq 't' && $node->poll_query_until($db,
-		"SELECT state FROM bloom_shared_filters WHERE name = " . lit($name), 'ready'),
-		"$what: state is ready");
-}
 
 # ---------------------------------------------------------------- setup ----
 my $node = PostgreSQL::Test::Cluster->new('shared_concurrency');

@@ -19,47 +19,12 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use Time::HiRes qw(usleep);
-
-# ------------------------------------------------------------- helpers ----
-sub sqlstate
-{
-	my ($node, $db, $sql) = @_;
-	my ($rc, $out, $err) = $node->psql($db, "\\set VERBOSITY verbose\n$sql");
-	return 'OK' if $rc == 0 && $err !~ /ERROR:/;
-	return $1 if $err =~ /ERROR:\s+([0-9A-Z]{5}):/;
-	return "rc=$rc $err";
-}
-
-sub missing
-{
-	my ($node, $db, $name, $keys_sql) = @_;
-	return $node->safe_psql($db,
-		"SELECT count(*) FROM ($keys_sql) s(k) WHERE k IS NOT NULL AND NOT bloom_shared_contains('$name', k)");
-}
-
-sub state_of
-{
-	my ($node, $db, $name) = @_;
-	return $node->safe_psql($db,
-		"SELECT coalesce((SELECT state FROM bloom_shared_filters WHERE name = '$name'), '<none>')");
-}
-
-sub poll_for
-{
-	my ($node, $db, $sql, $expected, $seconds) = @_;
-	my $deadline = time + $seconds;
-	while (time < $deadline)
-	{
-		my ($rc, $out) = $node->psql($db, $sql);
-		return 1 if $rc == 0 && $out eq $expected;
-		usleep(100_000);
-	}
-	return 0;
-}
+use FindBin;
+use lib $FindBin::RealBin;
+use SharedFilterTest;
 
 # Ready again without anybody asking (the start-up worker's job).
-sub wait_ready
+sub ready_again
 {
 	my ($node, $db, $name, $what) = @_;
 	ok($node->poll_query_until($db,
@@ -151,8 +116,8 @@ isnt($st, '<none>', 'after a restart the definition is still listed');
 is($miss, '0', "right after the restart (state $st): every key answers \"maybe\"");
 # Inserts racing the start-up rebuild.
 $node->safe_psql('postgres', q{INSERT INTO users (username) SELECT 'race' || i FROM generate_series(1, 2000) i});
-wait_ready($node, 'postgres', $U, 'restart');
-wait_ready($node, 'other', $I, 'restart');
+ready_again($node, 'postgres', $U, 'restart');
+ready_again($node, 'other', $I, 'restart');
 all_found($node, 'after the restart');
 answers($node, 'after the restart');
 
@@ -181,7 +146,7 @@ sub check_not_ready
 		"SELECT count(*) FROM ($absent) s(k) WHERE NOT bloom_shared_contains('$U', k)"),
 		'0', "$what: not ready, so even absent keys answer \"maybe\"");
 	is(missing($node, 'postgres', $U, $users_keys_nolock), '0', "$what: every committed key answers \"maybe\"");
-	is(sqlstate($node, 'postgres', "SELECT bloom_shared_get('$U')"), '55000',
+	is(sqlstate_of($node, 'postgres', "SELECT bloom_shared_get('$U')"), '55000',
 		"$what: bloom_shared_get of a filter that is not ready raises 55000");
 	is($node->safe_psql('postgres', "SELECT bloom_shared_wait('$U', 200)"), 'f',
 		"$what: bloom_shared_wait times out with false");
@@ -199,7 +164,7 @@ ok(poll_for($node, 'other', "SELECT state FROM bloom_shared_filters WHERE name =
 	'crash: the other database\'s filter is ready again while users is still locked');
 
 $node->safe_psql('postgres', q{COMMIT PREPARED 'hold_users'});
-wait_ready($node, 'postgres', $U, 'unlocked after the crash');
+ready_again($node, 'postgres', $U, 'unlocked after the crash');
 all_found($node, 'unlocked after the crash');
 is($node->safe_psql('postgres', "SELECT bloom_shared_contains('$U', 'locked-prepared'::text)"), 't',
 	'the prepared row committed after the crash is found');
@@ -216,8 +181,8 @@ $out = $node->safe_psql('postgres', qq{
 is($miss, '0', "right after the crash (state $st): every key answers \"maybe\"");
 $node->safe_psql('postgres', q{INSERT INTO users (username) SELECT 'postcrash' || i FROM generate_series(1, 1000) i});
 $node->safe_psql('other', q{INSERT INTO items SELECT i FROM generate_series(50001, 51000) i});
-wait_ready($node, 'postgres', $U, 'plain crash');
-wait_ready($node, 'other', $I, 'plain crash');
+ready_again($node, 'postgres', $U, 'plain crash');
+ready_again($node, 'other', $I, 'plain crash');
 all_found($node, 'after the plain crash');
 answers($node, 'after the plain crash');
 
@@ -226,8 +191,8 @@ $node->safe_psql('postgres', q{INSERT INTO users (username) SELECT 'preimmediate
 $node->stop('immediate');
 $node->start;
 is(missing($node, 'postgres', $U, $users_keys), '0', 'right after an immediate stop and start: every key answers "maybe"');
-wait_ready($node, 'postgres', $U, 'immediate stop');
-wait_ready($node, 'other', $I, 'immediate stop');
+ready_again($node, 'postgres', $U, 'immediate stop');
+ready_again($node, 'other', $I, 'immediate stop');
 all_found($node, 'after an immediate stop');
 answers($node, 'after an immediate stop');
 

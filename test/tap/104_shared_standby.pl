@@ -10,31 +10,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use Time::HiRes qw(usleep);
-
-# ------------------------------------------------------------- helpers ----
-sub sqlstate
-{
-	my ($node, $db, $sql) = @_;
-	my ($rc, $out, $err) = $node->psql($db, "\\set VERBOSITY verbose\n$sql");
-	return 'OK' if $rc == 0 && $err !~ /ERROR:/;
-	return $1 if $err =~ /ERROR:\s+([0-9A-Z]{5}):/;
-	return "rc=$rc $err";
-}
-
-sub missing
-{
-	my ($node, $db, $name, $keys_sql) = @_;
-	return $node->safe_psql($db,
-		"SELECT count(*) FROM ($keys_sql) s(k) WHERE k IS NOT NULL AND NOT bloom_shared_contains('$name', k)");
-}
-
-sub state_of
-{
-	my ($node, $db, $name) = @_;
-	return $node->safe_psql($db,
-		"SELECT coalesce((SELECT state FROM bloom_shared_filters WHERE name = '$name'), '<none>')");
-}
+use FindBin;
+use lib $FindBin::RealBin;
+use SharedFilterTest;
 
 my $U = 'public.users.username';
 my $users_keys = 'SELECT username FROM users';
@@ -93,14 +71,14 @@ if ($st eq 'ready')
 }
 else
 {
-	is(sqlstate($standby, 'postgres', "SELECT bloom_shared_get('$U')"), '55000',
+	is(sqlstate_of($standby, 'postgres', "SELECT bloom_shared_get('$U')"), '55000',
 		"standby ($st): bloom_shared_get raises 55000 (not ready)");
 }
-is(sqlstate($standby, 'postgres', "SELECT bloom_shared_contains('public.nosuch.col', 'x'::text)"), '42704',
+is(sqlstate_of($standby, 'postgres', "SELECT bloom_shared_contains('public.nosuch.col', 'x'::text)"), '42704',
 	'standby: an unknown name raises 42704');
-isnt(sqlstate($standby, 'postgres', "SELECT bloom_shared_rebuild('$U')"), 'OK',
+isnt(sqlstate_of($standby, 'postgres', "SELECT bloom_shared_rebuild('$U')"), 'OK',
 	'standby: bloom_shared_rebuild fails (read-only)');
-isnt(sqlstate($standby, 'postgres', "SELECT bloom_guard('users', 'id')"), 'OK',
+isnt(sqlstate_of($standby, 'postgres', "SELECT bloom_guard('users', 'id')"), 'OK',
 	'standby: bloom_guard fails (read-only)');
 
 # A guard created on the primary while the standby runs: its definition
@@ -111,7 +89,7 @@ $primary->safe_psql('postgres', q{
 	SELECT bloom_guard('late', 'k', 0.01, 20000);
 });
 $primary->wait_for_catchup($standby, 'replay');
-is(sqlstate($standby, 'postgres', "SELECT bloom_shared_contains('public.late.k', 1)"), 'OK',
+is(sqlstate_of($standby, 'postgres', "SELECT bloom_shared_contains('public.late.k', 1)"), 'OK',
 	'standby: a guard created on the primary after the standby started is known');
 is(missing($standby, 'postgres', 'public.late.k', 'SELECT k FROM late'), '0',
 	'standby: every key of the late guard answers "maybe"');

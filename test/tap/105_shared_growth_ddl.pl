@@ -22,15 +22,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use Time::HiRes qw(usleep);
-
-# ------------------------------------------------------------- helpers ----
-sub lit
-{
-	my ($s) = @_;
-	$s =~ s/'/''/g;
-	return "'$s'";
-}
+use FindBin;
+use lib $FindBin::RealBin;
+use SharedFilterTest;
 
 # ($sqlstate or 'OK', stderr, stdout)
 sub run_sql
@@ -40,14 +34,6 @@ sub run_sql
 	return ('OK', $err, $out) if $rc == 0 && $err !~ /ERROR:/;
 	return ($1, $err, $out) if $err =~ /ERROR:\s+([0-9A-Z]{5}):/;
 	return ("rc=$rc", $err, $out);
-}
-
-sub missing
-{
-	my ($node, $db, $name, $keys_sql) = @_;
-	return $node->safe_psql($db,
-		"SELECT count(*) FROM ($keys_sql) s(k) WHERE k IS NOT NULL AND NOT bloom_shared_contains("
-		  . lit($name) . ", k)");
 }
 
 # 'unknown' (42704), 'all maybe' (every key answers true) or what went wrong.
@@ -62,13 +48,6 @@ sub stale_check
 	return $st eq 'OK' ? "$out keys answered \"no\"" : "error $st: $err";
 }
 
-sub state_of
-{
-	my ($node, $db, $name) = @_;
-	return $node->safe_psql($db,
-		"SELECT coalesce((SELECT state FROM bloom_shared_filters WHERE name = " . lit($name) . "), '<none>')");
-}
-
 sub listed
 {
 	my ($node, $db, $name) = @_;
@@ -80,30 +59,6 @@ sub guard_triggers
 	my ($node, $db, $table) = @_;
 	return $node->safe_psql($db, "SELECT count(*) FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid "
 		  . "WHERE t.tgrelid = " . lit($table) . "::regclass AND p.proname = 'bloom_shared_trigger'");
-}
-
-sub poll_for
-{
-	my ($node, $db, $sql, $expected, $seconds) = @_;
-	my $deadline = time + $seconds;
-	while (time < $deadline)
-	{
-		my ($rc, $out) = $node->psql($db, $sql);
-		return 1 if $rc == 0 && $out eq $expected;
-		usleep(100_000);
-	}
-	return 0;
-}
-
-sub wait_ready
-{
-	my ($node, $db, $name, $what) = @_;
-	my $w = $node->safe_psql($db, "SELECT bloom_shared_wait(" . lit($name) . ", 60000)");
-	is($w, 't', "$what: bloom_shared_wait returns true");
-	# (after a failed wait, do not poll another 180 s)
-	ok($w eq 't' && $node->poll_query_until($db,
-		"SELECT state FROM bloom_shared_filters WHERE name = " . lit($name), 'ready'),
-		"$what: state is ready");
 }
 
 # Ready by itself or after a manual rebuild (for cases where a rolled-back
