@@ -90,7 +90,7 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 	}
 
 	site = bf_call_site(fcinfo);
-	kt = bf_call_site_key(fcinfo, site, get_fn_expr_argtype(fcinfo->flinfo, 1), 0);
+	kt = bf_call_site_arg_key(fcinfo, site, 1, 0);
 	bf_key_check_kind(v.hdr.key_kind, kt);
 	bf_add_hash(&v.hdr, v.bits, bf_key_hash(kt, PG_GETARG_DATUM(1), v.hdr.layout));
 	bf_value_note_added(&v, kt->kind, 1);

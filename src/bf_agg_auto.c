@@ -135,19 +135,16 @@ filter_type_oid(FunctionCallInfo fcinfo)
 						   ObjectIdGetDatum(nsp));
 }
 
-/* The key argument's type, resolved once per call site and type. */
+/*
+ * The key argument's type, resolved on the first row: the type and collation
+ * of an argument are fixed for a call site.
+ */
 static const BfKeyType *
 auto_key_type(FunctionCallInfo fcinfo, AutoSite *site)
 {
-	Oid			keytype = get_fn_expr_argtype(fcinfo->flinfo, 1);
-	Oid			collation = PG_GET_COLLATION();
-
-	if (site->key.typid != keytype || site->key.collation != collation)
-	{
-		/* reset first: a failed init must not leave a half-set entry */
-		site->key.typid = InvalidOid;
-		bf_key_type_init(&site->key, keytype, collation, filter_type_oid(fcinfo));
-	}
+	if (site->key.typid == InvalidOid)
+		bf_key_type_init(&site->key, get_fn_expr_argtype(fcinfo->flinfo, 1),
+						 PG_GET_COLLATION(), filter_type_oid(fcinfo));
 	return &site->key;
 }
 

@@ -107,8 +107,7 @@ bloom_add(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(bf_add_end(&a));
 	}
 
-	kt = bf_call_site_key(fcinfo, bf_call_site(fcinfo),
-						  get_fn_expr_argtype(fcinfo->flinfo, 1), 0);
+	kt = bf_call_site_arg_key(fcinfo, bf_call_site(fcinfo), 1, 0);
 	bf_add_begin(fcinfo, 0, &a);
 	bf_key_check_kind(a.v.hdr.key_kind, kt);
 	bf_add_key(&a, bf_key_hash(kt, PG_GETARG_DATUM(1), a.v.hdr.layout));
