@@ -1,7 +1,7 @@
 # bloomfilter — PGXS build
 EXTENSION = bloomfilter
 MODULE_big = bloomfilter
-DATA = sql/bloomfilter--1.0.sql
+DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.1.sql sql/bloomfilter--1.0--1.1.sql
 PGFILEDESC = "bloomfilter - Bloom filter type, operators and aggregates"
 
 CORE_OBJS = \
