@@ -117,7 +117,7 @@ check_read_access(BfSharedSite *site, Oid userid)
 				 errdetail("Checking shared bloom filter \"%s\" reveals whether the column holds a value.",
 						   site->name),
 				 errhint("Grant SELECT on the column (or the table) to the role.")));
-	if (check_enable_rls(relid, InvalidOid, true) != RLS_NONE)
+	if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("shared bloom filter \"%s\" cannot be used under row-level security of table %s",
@@ -161,7 +161,7 @@ resolve_conversion(BfSharedSite *site, MemoryContext mcxt, Oid argtype)
 	if (op == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("cannot check a key of type %s against shared bloom filter \"%s\" of a %s column",
+				 errmsg("cannot check a key of type %s against shared bloom filter \"%s\" of a column of type %s",
 						format_type_be(argtype), site->name, format_type_be(colbase)),
 				 errdetail("There is no equality operator between the two types."),
 				 errhint("Cast the key to %s.", format_type_be(colbase))));
@@ -215,7 +215,7 @@ resolve_conversion(BfSharedSite *site, MemoryContext mcxt, Oid argtype)
 		default:
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("cannot check a key of type %s against shared bloom filter \"%s\" of a %s column",
+					 errmsg("cannot check a key of type %s against shared bloom filter \"%s\" of a column of type %s",
 							format_type_be(argtype), site->name, format_type_be(colbase)),
 					 errdetail("PostgreSQL would compare them as %s, not as the column's type, so the filter's answer could disagree with \"=\".",
 							   format_type_be(left)),
