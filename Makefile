@@ -39,7 +39,7 @@ OBJS = \
 
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core -I$(srcdir)/src/shared
 
-REGRESS = basics keys io setops aggregates expanded aggregates_auto shared
+REGRESS = basics keys io send setops aggregates expanded aggregates_auto shared
 REGRESS_OPTS = --load-extension=bloomfilter
 
 PG_CONFIG ?= pg_config
