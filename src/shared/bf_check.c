@@ -138,6 +138,21 @@ check_access(BfSharedSite *site, SiteMode mode)
 	site->checked_lxid = BF_LXID;
 }
 
+/*
+ * Does "=" with a left input of type left compare a column of type colbase
+ * as the column's canonical keys do?  Its own type, or one that shares its
+ * bytes and its equality (varchar as text, int4 as oid); not char(n), whose
+ * equality ignores trailing blanks where the other strings' does not.
+ */
+static bool
+column_compares_as(Oid colbase, Oid left)
+{
+	if (left == colbase)
+		return true;
+	return IsBinaryCoercible(colbase, left) &&
+		colbase != BPCHAROID && left != BPCHAROID;
+}
+
 /* A key of type argtype for a column of type colbase: how to hash it. */
 static void
 resolve_conversion(BfSharedSite *site, MemoryContext mcxt, Oid argtype)
@@ -170,12 +185,8 @@ resolve_conversion(BfSharedSite *site, MemoryContext mcxt, Oid argtype)
 	right = form->oprright;
 	ReleaseSysCache(op);
 
-	/*
-	 * The column must be compared as its own type or one that shares its
-	 * bytes (a varchar column compares as text); else "=" converts the
-	 * column, and its answer need not agree with the column's canonical keys.
-	 */
-	if (left != colbase && !IsBinaryCoercible(colbase, left))
+	/* else "=" converts the column: its answer could disagree with the keys */
+	if (!column_compares_as(colbase, left))
 		path = COERCION_PATH_NONE;
 	else if (right == argbase && right != left)
 	{

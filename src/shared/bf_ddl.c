@@ -35,6 +35,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_trigger.h"
+#include "commands/extension.h"
 #include "commands/event_trigger.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
@@ -445,7 +446,10 @@ bloom_shared_ddl(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_E_R_I_E_EVENT_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("bloom_shared_ddl() must be called as an event trigger")));
 	ev = (EventTriggerData *) fcinfo->context;
-	if (bf_own_ddl > 0)
+	/* our own DDL, and the extension's own scripts (an update alters its table) */
+	if (bf_own_ddl > 0 ||
+		(creating_extension &&
+		 CurrentExtensionObject == get_extension_oid("bloomfilter", true)))
 		PG_RETURN_VOID();
 
 	bf_def_invalidate();
