@@ -72,3 +72,21 @@ CREATE EVENT TRIGGER bloom_shared_ddl_command_end ON ddl_command_end
 	WHEN TAG IN ('ALTER TABLE', 'CREATE TABLE', 'CREATE TRIGGER', 'ALTER TRIGGER')
 	EXECUTE FUNCTION bloom_shared_ddl();
 ALTER EVENT TRIGGER bloom_shared_ddl_command_end ENABLE ALWAYS;
+
+-- one signature per function: anycompatible keeps a value's own type (a
+-- char(n) value used to reach the text overload with its trailing blanks
+-- removed), and still reads a string literal as text
+DROP FUNCTION bloom_shared_contains(text, anyelement);
+DROP FUNCTION bloom_shared_contains(text, text);
+DROP FUNCTION bloom_shared_add(text, anyelement);
+DROP FUNCTION bloom_shared_add(text, text);
+CREATE FUNCTION bloom_shared_contains(name text, key anycompatible) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_shared_contains'
+	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION bloom_shared_contains(text, anycompatible) IS
+	'false if no committed row holds the key (agreeing with WHERE column = key); true ("maybe") otherwise, and whenever the filter is not ready; needs SELECT on the column';
+CREATE FUNCTION bloom_shared_add(name text, key anycompatible) RETURNS void
+	AS 'MODULE_PATHNAME', 'bloom_shared_add'
+	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+COMMENT ON FUNCTION bloom_shared_add(text, anycompatible) IS
+	'add a key to a loaded shared filter (table owner only); lost at the next rebuild unless the key is in the table';

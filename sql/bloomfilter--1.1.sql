@@ -459,29 +459,17 @@ CREATE FUNCTION bloom_shared_wait(name text, timeout_ms int DEFAULT 60000)
 COMMENT ON FUNCTION bloom_shared_wait(text, int) IS
 	'wait until the shared filter is ready with no build pending (true) or the timeout passes (false); call it after the transaction that guarded or rebuilt it committed';
 
-CREATE FUNCTION bloom_shared_contains(name text, key anyelement) RETURNS boolean
+CREATE FUNCTION bloom_shared_contains(name text, key anycompatible) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'bloom_shared_contains'
 	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL RESTRICTED;
-COMMENT ON FUNCTION bloom_shared_contains(text, anyelement) IS
-	'false if the key is definitely not in the guarded column; true ("maybe") otherwise, and whenever the filter is not ready; needs SELECT on the column';
+COMMENT ON FUNCTION bloom_shared_contains(text, anycompatible) IS
+	'false if no committed row holds the key (agreeing with WHERE column = key); true ("maybe") otherwise, and whenever the filter is not ready; needs SELECT on the column';
 
-CREATE FUNCTION bloom_shared_contains(name text, key text) RETURNS boolean
-	AS 'MODULE_PATHNAME', 'bloom_shared_contains_text'
-	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL RESTRICTED;
-COMMENT ON FUNCTION bloom_shared_contains(text, text) IS
-	'bloom_shared_contains for a string literal (read as the column''s type when the column is not text)';
-
-CREATE FUNCTION bloom_shared_add(name text, key anyelement) RETURNS void
+CREATE FUNCTION bloom_shared_add(name text, key anycompatible) RETURNS void
 	AS 'MODULE_PATHNAME', 'bloom_shared_add'
 	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
-COMMENT ON FUNCTION bloom_shared_add(text, anyelement) IS
+COMMENT ON FUNCTION bloom_shared_add(text, anycompatible) IS
 	'add a key to a loaded shared filter (table owner only); lost at the next rebuild unless the key is in the table';
-
-CREATE FUNCTION bloom_shared_add(name text, key text) RETURNS void
-	AS 'MODULE_PATHNAME', 'bloom_shared_add_text'
-	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
-COMMENT ON FUNCTION bloom_shared_add(text, text) IS
-	'bloom_shared_add for a string literal';
 
 CREATE FUNCTION bloom_shared_get(name text) RETURNS bloomfilter
 	AS 'MODULE_PATHNAME', 'bloom_shared_get'

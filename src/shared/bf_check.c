@@ -30,6 +30,8 @@
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/primnodes.h"
 #include "nodes/value.h"
 #include "parser/parse_coerce.h"
 #include "parser/parse_oper.h"
@@ -234,6 +236,56 @@ resolve_conversion(BfSharedSite *site, MemoryContext mcxt, Oid argtype)
 	}
 }
 
+/*
+ * The type a text argument had before PostgreSQL cast it to text implicitly
+ * to call a text overload (TEXTOID if it was not cast).  A char(n) value has
+ * lost its trailing blanks by then, a citext value its case-insensitivity:
+ * such a key could disagree with "=".
+ */
+static Oid
+text_arg_source_type(FmgrInfo *flinfo, int argno)
+{
+	Node	   *expr = flinfo->fn_expr;
+	List	   *args;
+	Node	   *arg;
+
+	if (expr == NULL)
+		return TEXTOID;
+	if (IsA(expr, FuncExpr))
+		args = ((FuncExpr *) expr)->args;
+	else
+		return TEXTOID;
+	if (list_length(args) <= argno)
+		return TEXTOID;
+	arg = list_nth(args, argno);
+	if (IsA(arg, RelabelType) &&
+		((RelabelType *) arg)->relabelformat == COERCE_IMPLICIT_CAST)
+		return exprType((Node *) ((RelabelType *) arg)->arg);
+	if (IsA(arg, FuncExpr) &&
+		((FuncExpr *) arg)->funcformat == COERCE_IMPLICIT_CAST &&
+		((FuncExpr *) arg)->args != NIL)
+		return exprType(linitial(((FuncExpr *) arg)->args));
+	if (IsA(arg, CoerceViaIO) &&
+		((CoerceViaIO *) arg)->coerceformat == COERCE_IMPLICIT_CAST)
+		return exprType((Node *) ((CoerceViaIO *) arg)->arg);
+	return TEXTOID;
+}
+
+static void
+check_text_arg(FunctionCallInfo fcinfo, const char *name)
+{
+	Oid			source = getBaseType(text_arg_source_type(fcinfo->flinfo, 1));
+
+	if (source != TEXTOID && source != VARCHAROID && source != NAMEOID &&
+		source != UNKNOWNOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("cannot check a key of type %s against shared bloom filter \"%s\" through a conversion to text",
+						format_type_be(source), name),
+				 errdetail("The conversion can change which values are equal (char(n) drops trailing blanks, citext ignores case)."),
+				 errhint("Cast the key to the guarded column's type.")));
+}
+
 /* Resolve a call site: definition, column, access, key conversion. */
 static BfSharedSite *
 site_setup(FunctionCallInfo fcinfo, SiteMode mode, bool text_arg)
@@ -262,6 +314,8 @@ site_setup(FunctionCallInfo fcinfo, SiteMode mode, bool text_arg)
 
 	if (!bf_def_by_name(name, &site->def))
 		undefined_filter(name);
+	if (text_arg)
+		check_text_arg(fcinfo, name);
 	strlcpy(site->name, name, sizeof(site->name));
 	site->attnum = get_attnum(site->def.relid, NameStr(site->def.column_name));
 	if (site->attnum == InvalidAttrNumber)
@@ -275,7 +329,8 @@ site_setup(FunctionCallInfo fcinfo, SiteMode mode, bool text_arg)
 	bf_key_type_init(&site->colkt, atttypid, attcoll, InvalidOid);
 	if (!OidIsValid(argtype))
 		elog(ERROR, "could not determine the type of the key");
-	if (text_arg && site->colkt.basetype != TEXTOID && site->colkt.basetype != VARCHAROID)
+	if (getBaseType(argtype) == TEXTOID &&
+		site->colkt.basetype != TEXTOID && site->colkt.basetype != VARCHAROID)
 	{
 		Oid			infn;
 
