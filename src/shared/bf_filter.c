@@ -387,9 +387,20 @@ bloom_shared_filters_info(PG_FUNCTION_ARGS)
 		relid = s->relid;
 		column = s->column;
 		LWLockRelease(bf_slot_lock(i));
-		/* its counters tell about the keys: only for roles that may read them */
-		if (!mine || !may_see(relid, NameStr(column)))
+		if (!mine)
 			continue;
+		/* its counters tell about the keys: only for roles that may read them */
+		if (!may_see(relid, NameStr(column)))
+		{
+			LWLockAcquire(bf_slot_lock(i), LW_SHARED);
+			slot_info(s, standby, values, nulls);
+			LWLockRelease(bf_slot_lock(i));
+			values[2] = CStringGetTextDatum("hidden");
+			for (int c = 3; c < INFO_COLUMNS; c++)
+				nulls[c] = true;
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			continue;
+		}
 		LWLockAcquire(bf_slot_lock(i), LW_SHARED);
 		mine = s->in_use && s->dbid == MyDatabaseId && s->cfgoid == cfgoid &&
 			s->relid == relid;
