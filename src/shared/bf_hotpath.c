@@ -323,11 +323,30 @@ site_hash(BfSharedSite *site, Datum key)
 	return bf_key_hash(&site->kt, key, BF_LAYOUT_BLOCKED);
 }
 
+/*
+ * The hashes a check tests (see bf_key_probe_hashes): the filter may hold
+ * the key if any of them is present.
+ */
+static int
+site_probe_hashes(BfSharedSite *site, Datum key, BfHash *hashes)
+{
+	if (site->parse_text)
+	{
+		char	   *s = TextDatumGetCString(key);
+		Datum		v = InputFunctionCall(&site->typinput, s, site->typioparam,
+										  site->typmod);
+
+		return bf_key_probe_hashes(&site->colkt, v, BF_LAYOUT_BLOCKED, hashes);
+	}
+	return bf_key_probe_hashes(&site->kt, key, BF_LAYOUT_BLOCKED, hashes);
+}
+
 static Datum
 contains_common(FunctionCallInfo fcinfo, bool text_arg)
 {
 	BfSharedSite *site;
-	BfHash		h;
+	BfHash		h[BF_KEY_MAX_PROBES];
+	int			nh;
 	int			i;
 	bool		result = true;
 	int			bad_kind = -1;
@@ -338,7 +357,7 @@ contains_common(FunctionCallInfo fcinfo, bool text_arg)
 	site = site_setup(fcinfo, PG_GETARG_TEXT_PP(0), SITE_CHECK, text_arg);
 	if (PG_ARGISNULL(1))
 		PG_RETURN_NULL();
-	h = site_hash(site, PG_GETARG_DATUM(1));
+	nh = site_probe_hashes(site, PG_GETARG_DATUM(1), h);
 
 	if (RecoveryInProgress())
 		PG_RETURN_BOOL(true);
@@ -354,7 +373,10 @@ contains_common(FunctionCallInfo fcinfo, bool text_arg)
 				bad_kind = s->key_kind;
 			else
 			{
-				result = bf_test_hash(&s->live_hdr, (const uint8 *) bf_pool + s->live_off, h);
+				result = false;
+				for (int k = 0; k < nh && !result; k++)
+					result = bf_test_hash(&s->live_hdr,
+										  (const uint8 *) bf_pool + s->live_off, h[k]);
 				pg_atomic_fetch_add_u64(&s->checks, 1);
 				if (!result)
 					pg_atomic_fetch_add_u64(&s->negatives, 1);

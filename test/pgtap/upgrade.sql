@@ -3,7 +3,7 @@
 -- version it checks the update machinery; each later version adds its
 -- bloomfilter--A--B.sql script and this test covers the chain.
 BEGIN;
-SELECT plan(6);
+SELECT plan(12);
 
 DROP EXTENSION bloomfilter CASCADE;
 CREATE EXTENSION bloomfilter VERSION '1.0';
@@ -29,6 +29,51 @@ SELECT is((SELECT count(*) FROM up, generate_series(1, 10000) i WHERE id = 2 AND
 SELECT is((SELECT count(*) FROM up, generate_series(1, 100000) i WHERE id = 3 AND NOT bf @> i),
           0::bigint, 'classic integer filter: no false negatives after the update');
 SELECT ok((SELECT bf::text::bloomfilter = bf FROM up WHERE id = 2), 'text round trip after the update');
+
+-- 1.1: the text overloads (which citext reached) are gone, the bloom_literal
+-- ones, the ordering and the hashing are there, as in a fresh install
+SELECT is((SELECT count(*) FROM pg_proc
+           WHERE proname IN ('bloom_add', 'bloom_contains', 'bloom_contained')
+             AND 'text'::regtype = ANY (proargtypes::oid[])), 0::bigint,
+          'updated: no text overloads left');
+SELECT is((SELECT bf @> 'k1' AND bf @> 'k1'::text AND 'k2' <@ bf AND NOT bf @> 'k10001' FROM up WHERE id = 2), true,
+          'updated: string literals and text keys find the stored text keys');
+SELECT is((SELECT count(DISTINCT bf) FROM up), 3::bigint, 'updated: DISTINCT on filters');
+CREATE TEMP TABLE catalog_updated AS
+SELECT pg_describe_object(classid, objid, 0) AS object
+  FROM pg_depend
+ WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
+   AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'bloomfilter');
+CREATE TEMP TABLE operators_updated AS
+SELECT oprname, oprleft::regtype::text AS l, oprright::regtype::text AS r, oprcanhash, oprcanmerge,
+       oprcom::regoperator::text AS com, oprnegate::regoperator::text AS neg,
+       oprrest::text AS rest, oprjoin::text AS j
+  FROM pg_operator
+ WHERE 'bloomfilter'::regtype IN (oprleft, oprright);
+CREATE TEMP TABLE functions_updated AS
+SELECT p.oid::regprocedure::text AS f, provolatile, proisstrict, proparallel, proleakproof, prosrc,
+       obj_description(p.oid, 'pg_proc') AS comment
+  FROM pg_proc p
+ WHERE p.pronamespace = (SELECT extnamespace FROM pg_extension WHERE extname = 'bloomfilter');
+
+DROP EXTENSION bloomfilter CASCADE;
+CREATE EXTENSION bloomfilter;
+SELECT set_eq($$SELECT pg_describe_object(classid, objid, 0) FROM pg_depend
+                WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
+                  AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'bloomfilter')$$,
+              $$SELECT object FROM catalog_updated$$,
+              'the updated extension has the objects of a fresh install');
+SELECT set_eq($$SELECT oprname, oprleft::regtype::text, oprright::regtype::text, oprcanhash, oprcanmerge,
+                       oprcom::regoperator::text, oprnegate::regoperator::text, oprrest::text, oprjoin::text
+                  FROM pg_operator WHERE 'bloomfilter'::regtype IN (oprleft, oprright)$$,
+              $$SELECT * FROM operators_updated$$,
+              'the updated operators are those of a fresh install (hashes, merges, commutators, selectivity)');
+SELECT set_eq($$SELECT p.oid::regprocedure::text, provolatile, proisstrict, proparallel, proleakproof, prosrc,
+                       obj_description(p.oid, 'pg_proc')
+                  FROM pg_proc p
+                 WHERE p.pronamespace = (SELECT extnamespace FROM pg_extension WHERE extname = 'bloomfilter')$$,
+              $$SELECT * FROM functions_updated$$,
+              'the updated functions are those of a fresh install (volatility, strictness, parallel safety, comments)');
 
 SELECT * FROM finish();
 ROLLBACK;
