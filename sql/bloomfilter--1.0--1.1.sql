@@ -10,6 +10,33 @@
 -- bf @> 'alice') stop this update with an error naming them: drop them
 -- before the update and create them again after it.
 --
+DO $$
+DECLARE
+	users text;
+BEGIN
+	SELECT pg_catalog.string_agg(DISTINCT pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid), ', ')
+	  INTO users
+	  FROM pg_catalog.pg_depend d
+	 WHERE d.deptype = 'n'
+	   AND ((d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass
+			 AND d.refobjid IN ('bloom_add(bloomfilter, text)'::pg_catalog.regprocedure,
+								'bloom_contains(bloomfilter, text)'::pg_catalog.regprocedure,
+								'bloom_contained(text, bloomfilter)'::pg_catalog.regprocedure))
+		 OR (d.refclassid = 'pg_catalog.pg_operator'::pg_catalog.regclass
+			 AND d.refobjid IN ('||(bloomfilter, text)'::pg_catalog.regoperator,
+								'@>(bloomfilter, text)'::pg_catalog.regoperator,
+								'<@(text, bloomfilter)'::pg_catalog.regoperator)))
+	   -- the operators' own dependencies on their functions
+	   AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend e
+					   WHERE e.classid = d.classid AND e.objid = d.objid AND e.deptype = 'e');
+	IF users IS NOT NULL THEN
+		RAISE EXCEPTION 'cannot update bloomfilter to 1.1 while other objects use its text variants of bloom_add, bloom_contains, bloom_contained, ||, @> or <@'
+			USING ERRCODE = 'dependent_objects_still_exist',
+				  DETAIL = 'Used by: ' || users || '.',
+				  HINT = 'Drop those objects, update, and create them again: their keys then take the variants of 1.1.';
+	END IF;
+END $$;
+
 DROP OPERATOR || (bloomfilter, text);
 DROP OPERATOR @> (bloomfilter, text);
 DROP OPERATOR <@ (text, bloomfilter);

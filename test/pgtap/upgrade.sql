@@ -3,7 +3,7 @@
 -- version it checks the update machinery; each later version adds its
 -- bloomfilter--A--B.sql script and this test covers the chain.
 BEGIN;
-SELECT plan(12);
+SELECT plan(14);
 
 DROP EXTENSION bloomfilter CASCADE;
 CREATE EXTENSION bloomfilter VERSION '1.0';
@@ -17,7 +17,17 @@ INSERT INTO up (id, bf) VALUES
 	(3, (SELECT bloom_agg(i, 100000, 0.001, 'classic') FROM generate_series(1, 100000) i));
 UPDATE up SET digest = md5(bf::bytea);
 
+-- a view using 1.0's text overloads (a string literal key) stops the update
+CREATE VIEW up_literal AS SELECT id, bf @> 'k1' AS has_k1 FROM up WHERE id = 2;
+SELECT throws_ok('ALTER EXTENSION bloomfilter UPDATE', '2BP01',
+                 'cannot update bloomfilter to 1.1 while other objects use its text variants of bloom_add, bloom_contains, bloom_contained, ||, @> or <@',
+                 'a view using the 1.0 text overloads stops the update, with a message naming it');
+DROP VIEW up_literal;
+
 ALTER EXTENSION bloomfilter UPDATE;
+CREATE VIEW up_literal AS SELECT id, bf @> 'k1' AS has_k1 FROM up WHERE id = 2;
+SELECT is((SELECT has_k1 FROM up_literal), true, 'the view created again after the update works');
+DROP VIEW up_literal;
 SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter'),
           (SELECT default_version FROM pg_available_extensions WHERE name = 'bloomfilter'),
           'updated to the default version');
