@@ -25,6 +25,7 @@
 
 #include "bf_sizing.h"
 #include "bf_shared.h"
+#include "bf_text.h"
 
 PG_FUNCTION_INFO_V1(bloom_guard);
 PG_FUNCTION_INFO_V1(bloom_unguard);
@@ -186,11 +187,15 @@ bloom_guard(PG_FUNCTION_ARGS)
 		BfSize		size;
 		uint64		max_nbits = (bf_shared->pool_bytes / BF_BLOCK_BYTES) * BF_BLOCK_BITS;
 
+		char		rate[32];
+
+		/* the rate as it reads back (%g would print 0.9999999999999999 as 1) */
+		bf_format_double(fpr, rate, sizeof(rate));
 		if (!bf_size_for(BF_LAYOUT_BLOCKED, (uint64) capacity, fpr, max_nbits, &size))
 			ereport(ERROR,
 					(errcode(ERRCODE_OUT_OF_MEMORY),
-					 errmsg("a shared bloom filter of capacity " INT64_FORMAT " at false-positive rate %g does not fit in bloomfilter.shared_memory (%d MB)",
-							capacity, fpr, bf_shared_memory_mb),
+					 errmsg("a shared bloom filter of capacity " INT64_FORMAT " at false-positive rate %s does not fit in bloomfilter.shared_memory (%d MB)",
+							capacity, rate, bf_shared_memory_mb),
 					 errhint("Raise bloomfilter.shared_memory (needs a restart), or use a smaller capacity or a larger rate.")));
 	}
 

@@ -49,6 +49,7 @@
 #include "bf_sizing.h"
 #include "bf_value.h"
 #include "bf_shared.h"
+#include "bf_text.h"
 
 PGDLLEXPORT void bf_launcher_main(Datum arg);
 PGDLLEXPORT void bf_worker_main(Datum arg);
@@ -489,11 +490,17 @@ build_slot(int i, uint32 gen, int64 want_capacity)
 	max_nbits = (bf_shared->pool_bytes / BF_BLOCK_BYTES) * BF_BLOCK_BITS;
 	max_nbits = Min(max_nbits, BF_MAX_NBITS(BF_LAYOUT_BLOCKED));
 	if (!bf_size_for(BF_LAYOUT_BLOCKED, (uint64) capacity, def.fpr, max_nbits, &size))
+	{
+		char		rate[32];
+
+		/* the rate as it reads back (%g would print 0.9999999999999999 as 1) */
+		bf_format_double(def.fpr, rate, sizeof(rate));
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("shared bloom filter \"%s\" of capacity " INT64_FORMAT " at false-positive rate %g does not fit in bloomfilter.shared_memory (%d MB)",
-						name, capacity, def.fpr, bf_shared_memory_mb),
+				 errmsg("shared bloom filter \"%s\" of capacity " INT64_FORMAT " at false-positive rate %s does not fit in bloomfilter.shared_memory (%d MB)",
+						name, capacity, rate, bf_shared_memory_mb),
 				 errhint("Raise bloomfilter.shared_memory (needs a restart).")));
+	}
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.version = BF_FORMAT_VERSION;
 	hdr.family = BF_FAMILY_BLOOM;
