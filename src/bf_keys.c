@@ -304,8 +304,9 @@ bf_key_hash(const BfKeyType *kt, Datum key, int layout)
 }
 
 /*
- * The string bytes of a text-kind key that is not bpchar, and whether they
- * end in a blank.  *to_free is set to what the caller must pfree (or NULL).
+ * The string bytes of a text-kind key that is not bpchar (text, varchar,
+ * name, "char"), as they are, trailing blanks included.  *to_free is set to
+ * what the caller must pfree (or NULL).
  */
 static void
 string_key_bytes(const BfKeyType *kt, Datum key, const char **s, size_t *len,

@@ -146,10 +146,13 @@ bloom_add(PG_FUNCTION_ARGS)
 }
 
 /*
- * bloom_add(bloomfilter, bloom_literal), operator ||: a string literal (or
- * an untyped parameter), added as text.  The literal type has no casts from
- * other types, so a value of a type with an implicit cast to text (citext)
- * takes the anyelement variant and is judged by its own type.
+ * bloom_add(bloomfilter, bloom_literal), operator ||: a string literal, an
+ * untyped parameter or a text value, added as text.  bloom_literal has one
+ * cast, from text, and PostgreSQL never chains implicit casts: a value of
+ * another type with an implicit cast to text (citext) cannot reach this
+ * variant, takes the anyelement one and is judged by its own type.  (A
+ * function cannot tell that its text argument was a citext: the planner folds
+ * 'Alice'::citext into a text constant before the call.)
  */
 Datum
 bloom_add_literal(PG_FUNCTION_ARGS)
