@@ -231,6 +231,8 @@ CREATE OPERATOR CLASS bloomfilter_ops
 		FUNCTION 1 bloom_cmp(bloomfilter, bloomfilter);
 COMMENT ON OPERATOR CLASS bloomfilter_ops USING btree IS
 	'bytewise order of the portable format; = is byte identity';
+COMMENT ON OPERATOR FAMILY bloomfilter_ops USING btree IS
+	'the family of the btree operator class bloomfilter_ops';
 
 CREATE OPERATOR CLASS bloomfilter_ops
 	DEFAULT FOR TYPE bloomfilter USING hash AS
@@ -239,6 +241,8 @@ CREATE OPERATOR CLASS bloomfilter_ops
 		FUNCTION 2 bloom_hash_extended(bloomfilter, bigint);
 COMMENT ON OPERATOR CLASS bloomfilter_ops USING hash IS
 	'hash of the value''s bytes; = is byte identity';
+COMMENT ON OPERATOR FAMILY bloomfilter_ops USING hash IS
+	'the family of the hash operator class bloomfilter_ops';
 
 --
 -- = (byte identity) is hashable and mergeable now that the operator classes

@@ -3,7 +3,7 @@
 -- version it checks the update machinery; each later version adds its
 -- bloomfilter--A--B.sql script and this test covers the chain.
 BEGIN;
-SELECT plan(14);
+SELECT plan(15);
 
 DROP EXTENSION bloomfilter CASCADE;
 CREATE EXTENSION bloomfilter VERSION '1.0';
@@ -16,6 +16,12 @@ INSERT INTO up (id, bf) VALUES
 	(2, (SELECT bloom_agg('k' || i, 10000) FROM generate_series(1, 10000) i)),
 	(3, (SELECT bloom_agg(i, 100000, 0.001, 'classic') FROM generate_series(1, 100000) i));
 UPDATE up SET digest = md5(bf::bytea);
+
+CREATE TEMP TABLE catalog_10 AS
+SELECT pg_describe_object(classid, objid, 0) AS object
+  FROM pg_depend
+ WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
+   AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'bloomfilter');
 
 -- a view using 1.0's text overloads (a string literal key) stops the update
 CREATE VIEW up_literal AS SELECT id, bf @> 'k1' AS has_k1 FROM up WHERE id = 2;
@@ -50,7 +56,8 @@ SELECT is((SELECT bf @> 'k1' AND bf @> 'k1'::text AND 'k2' <@ bf AND NOT bf @> '
           'updated: string literals and text keys find the stored text keys');
 SELECT is((SELECT count(DISTINCT bf) FROM up), 3::bigint, 'updated: DISTINCT on filters');
 CREATE TEMP TABLE catalog_updated AS
-SELECT pg_describe_object(classid, objid, 0) AS object
+SELECT pg_describe_object(classid, objid, 0) AS object,
+       obj_description(objid, (SELECT relname FROM pg_class WHERE oid = classid)) AS comment
   FROM pg_depend
  WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
    AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'bloomfilter');
@@ -66,13 +73,19 @@ SELECT p.oid::regprocedure::text AS f, provolatile, proisstrict, proparallel, pr
   FROM pg_proc p
  WHERE p.pronamespace = (SELECT extnamespace FROM pg_extension WHERE extname = 'bloomfilter');
 
+SELECT is((SELECT string_agg(object, ', ') FROM catalog_updated
+           WHERE comment IS NULL AND object NOT IN (SELECT object FROM catalog_10)), NULL,
+          'every object 1.1 adds has a comment');
+
 DROP EXTENSION bloomfilter CASCADE;
 CREATE EXTENSION bloomfilter;
-SELECT set_eq($$SELECT pg_describe_object(classid, objid, 0) FROM pg_depend
+SELECT set_eq($$SELECT pg_describe_object(classid, objid, 0),
+                       obj_description(objid, (SELECT relname FROM pg_class WHERE oid = classid))
+                  FROM pg_depend
                 WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
                   AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'bloomfilter')$$,
-              $$SELECT object FROM catalog_updated$$,
-              'the updated extension has the objects of a fresh install');
+              $$SELECT object, comment FROM catalog_updated$$,
+              'the updated extension has the objects of a fresh install, with the same comments');
 SELECT set_eq($$SELECT oprname, oprleft::regtype::text, oprright::regtype::text, oprcanhash, oprcanmerge,
                        oprcom::regoperator::text, oprnegate::regoperator::text, oprrest::text, oprjoin::text
                   FROM pg_operator WHERE 'bloomfilter'::regtype IN (oprleft, oprright)$$,
