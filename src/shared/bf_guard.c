@@ -23,6 +23,7 @@
 #include "bf_sizing.h"
 #include "bf_value.h"
 #include "bf_shared.h"
+#include "bf_text.h"
 
 PG_FUNCTION_INFO_V1(bloom_guard);
 PG_FUNCTION_INFO_V1(bloom_unguard);
@@ -219,10 +220,14 @@ check_sizing(Oid relid, double fpr, int64 capacity, bool capacity_given)
 	uint64		max_nbits = bf_shared_max_nbits();
 	int64		need;
 
+	char		rate[32];
+
+	/* the rate as it reads back (%g would print 0.9999999999999999 as 1) */
+	bf_format_double(fpr, rate, sizeof(rate));
 	if (!(fpr > 0.0 && fpr < 1.0))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("false-positive rate must be between 0 and 1 (exclusive), not %g", fpr)));
+				 errmsg("false-positive rate must be between 0 and 1 (exclusive), not %s", rate)));
 	if (capacity_given && capacity <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -230,14 +235,14 @@ check_sizing(Oid relid, double fpr, int64 capacity, bool capacity_given)
 	if (!bf_size_for(BF_LAYOUT_BLOCKED, 1, fpr, BF_MAX_NBITS(BF_LAYOUT_BLOCKED), &size))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("false-positive rate %g is too small for a bloom filter", fpr),
+				 errmsg("false-positive rate %s is too small for a bloom filter", rate),
 				 errhint("Use a rate of at least 1e-15.")));
 	need = capacity_given ? capacity : (int64) Max(1000, 2 * bf_tree_estimate_rows(relid));
 	if (!bf_size_for(BF_LAYOUT_BLOCKED, (uint64) need, fpr, max_nbits, &size))
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-				 errmsg("a shared bloom filter of capacity " INT64_FORMAT " at false-positive rate %g does not fit in bloomfilter.shared_memory (%d MB)",
-						need, fpr, bf_shared_memory_mb),
+				 errmsg("a shared bloom filter of capacity " INT64_FORMAT " at false-positive rate %s does not fit in bloomfilter.shared_memory (%d MB)",
+						need, rate, bf_shared_memory_mb),
 				 errhint("Raise bloomfilter.shared_memory (needs a restart), or use a smaller capacity or a larger rate.")));
 }
 
