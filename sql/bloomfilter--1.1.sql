@@ -580,8 +580,9 @@ CREATE TABLE bloom_shared_definitions (
 	name text NOT NULL UNIQUE,
 	rel regclass NOT NULL,
 	column_name name NOT NULL,
-	fpr float8 NOT NULL CHECK (fpr > 0 AND fpr < 1),
-	capacity bigint CHECK (capacity > 0),
+	fpr float8 NOT NULL
+		CHECK (fpr OPERATOR(pg_catalog.>) 0::float8 AND fpr OPERATOR(pg_catalog.<) 1::float8),
+	capacity bigint CHECK (capacity OPERATOR(pg_catalog.>) 0::bigint),
 	UNIQUE (rel, column_name)
 );
 COMMENT ON TABLE bloom_shared_definitions IS
@@ -687,7 +688,8 @@ COMMENT ON FUNCTION bloom_shared_ddl() IS
 CREATE EVENT TRIGGER bloom_shared_sql_drop ON sql_drop
 	EXECUTE FUNCTION bloom_shared_ddl();
 CREATE EVENT TRIGGER bloom_shared_ddl_command_end ON ddl_command_end
-	WHEN TAG IN ('ALTER TABLE', 'CREATE TABLE', 'CREATE TRIGGER', 'ALTER TRIGGER')
+	WHEN TAG IN ('ALTER TABLE', 'CREATE TABLE', 'CREATE FOREIGN TABLE',
+				 'ALTER FOREIGN TABLE', 'CREATE TRIGGER', 'ALTER TRIGGER')
 	EXECUTE FUNCTION bloom_shared_ddl();
 -- they guard the filters in every session, replication ones included
 ALTER EVENT TRIGGER bloom_shared_sql_drop ENABLE ALWAYS;

@@ -144,6 +144,10 @@ build_exit(int code, Datum arg)
 								   "the build was interrupted");
 		else if (b->outcome == BUILD_SUSPENDED)
 		{
+			/* the live bits may miss writes: never answer from them again */
+			s->generation++;
+			s->has_live = false;
+			s->live_bytes = 0;
 			s->suspended = true;
 			s->done_seq = b->seq;
 			strlcpy(s->last_error, b->error, sizeof(s->last_error));
@@ -425,7 +429,18 @@ build_check_guard(BuildState *b)
 {
 	Oid			culprit;
 	BfGuardState st = bf_guard_state(b->def.relid, b->def.name, &culprit);
+	List	   *members = bf_tree_members(b->def.relid, AccessShareLock);
+	ListCell   *lc;
 
+	/* a foreign table's rows are written where no trigger sees them */
+	foreach(lc, members)
+	{
+		char		relkind = get_rel_relkind(lfirst_oid(lc));
+
+		if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
+			suspend(b, psprintf("table \"%s\" of the guarded tree is not a plain table",
+								get_rel_name(lfirst_oid(lc))));
+	}
 	if (st == BF_GUARD_OK)
 		return;
 	suspend(b, psprintf(st == BF_GUARD_MISSING || st == BF_GUARD_CHILD_MISSING ?

@@ -39,6 +39,7 @@
 #include "storage/proc.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rls.h"
 #include "utils/syscache.h"
@@ -433,6 +434,27 @@ site_refresh(BfSharedSite *site)
 	}
 }
 
+/*
+ * The site's reference no longer reaches a filter (reset by DDL, not loaded):
+ * take in what other sessions committed meanwhile; if the definitions or the
+ * guarded column changed (the DDL review invalidates the definitions table
+ * when keys may have changed), resolve the site and hash the key again, then
+ * find the filter's slot.
+ */
+static BfSharedSite *
+site_revalidate(FunctionCallInfo fcinfo, BfSharedSite *site, SiteMode mode,
+				bool text_arg, BfHash *h)
+{
+	AcceptInvalidationMessages();
+	if (site->epoch != bf_def_epoch)
+	{
+		site = site_setup(fcinfo, mode, text_arg);
+		*h = site_hash(site, PG_GETARG_DATUM(1));
+	}
+	site_refresh(site);
+	return site;
+}
+
 /* The filter was built for a column of another type: re-resolve next time. */
 static void
 wrong_kind(BfSharedSite *site, int filter_kind)
@@ -463,7 +485,7 @@ contains_common(FunctionCallInfo fcinfo, bool text_arg)
 	r = bf_filter_check(&site->ref, h, site_kind(site), &filter_kind);
 	if (r == BF_CHECK_UNKNOWN)
 	{
-		site_refresh(site);
+		site = site_revalidate(fcinfo, site, SITE_READ, text_arg, &h);
 		r = bf_filter_check(&site->ref, h, site_kind(site), &filter_kind);
 	}
 	if (r == BF_CHECK_WRONG_KIND)
@@ -502,7 +524,7 @@ add_common(FunctionCallInfo fcinfo, bool text_arg)
 	r = bf_filter_add(&site->ref, h, site_kind(site), &filter_kind);
 	if (r == BF_CHECK_UNKNOWN)
 	{
-		site_refresh(site);
+		site = site_revalidate(fcinfo, site, SITE_WRITE, text_arg, &h);
 		r = bf_filter_add(&site->ref, h, site_kind(site), &filter_kind);
 	}
 	if (r == BF_CHECK_WRONG_KIND)

@@ -47,6 +47,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
@@ -401,7 +402,11 @@ review_guard(const BfDefinition *def, bool keys_changed, bool triggers_changed,
 	 * suspended until the triggers are in place.
 	 */
 	if (st != BF_GUARD_OK || keys_changed)
+	{
 		bf_filter_request_build(def, InvalidTransactionId, true);
+		/* call sites resolve the column again (its type may have changed) */
+		CacheInvalidateRelcacheByRelid(bf_config_table(false));
+	}
 	else if (triggers_changed && bf_filter_needs_build(def))
 		bf_filter_request_build(def, InvalidTransactionId, false);
 }
@@ -505,6 +510,9 @@ bloom_shared_ddl(PG_FUNCTION_ARGS)
 			bf_filters_forget_db(MyDatabaseId, InvalidOid);
 		PG_RETURN_VOID();
 	}
+	/* not updated yet to this library's version: nothing can be guarded */
+	if (!bf_config_current())
+		PG_RETURN_VOID();
 	defs = bf_def_all();
 	if (defs == NIL)
 		PG_RETURN_VOID();

@@ -128,7 +128,7 @@ bf_filter_check(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind)
 	if (s == NULL)
 		return BF_CHECK_UNKNOWN;
 	pg_atomic_fetch_add_u64(&s->checks, 1);
-	if (s->has_live)
+	if (s->has_live && !s->suspended)
 	{
 		*filter_kind = s->key_kind;
 		if (s->key_kind != kind)

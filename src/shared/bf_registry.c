@@ -13,7 +13,9 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "catalog/indexing.h"
+#include "catalog/objectaccess.h"
 #include "catalog/pg_extension.h"
+#include "commands/extension.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
@@ -48,6 +50,7 @@ char	   *bf_pool = NULL;
 
 static LWLockPadded *bf_locks = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+static object_access_hook_type prev_object_access_hook = NULL;
 #if PG_VERSION_NUM >= 150000
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 #endif
@@ -118,6 +121,22 @@ bf_shmem_startup(void)
 	LWLockRelease(AddinShmemInitLock);
 }
 
+/*
+ * DROP EXTENSION bloomfilter: its event triggers are dropped with it and do
+ * not fire, so forget this database's filters here (a rolled-back drop
+ * leaves definitions without filters: they are built again on first use).
+ */
+static void
+bf_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+				 int subId, void *arg)
+{
+	if (prev_object_access_hook)
+		prev_object_access_hook(access, classId, objectId, subId, arg);
+	if (access == OAT_DROP && classId == ExtensionRelationId &&
+		bf_shared != NULL && objectId == get_extension_oid("bloomfilter", true))
+		bf_filters_forget_db(MyDatabaseId, InvalidOid);
+}
+
 void
 bf_shared_init(void)
 {
@@ -147,6 +166,8 @@ bf_shared_init(void)
 #endif
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = bf_shmem_startup;
+	prev_object_access_hook = object_access_hook;
+	object_access_hook = bf_object_access;
 
 	bf_register_launcher();
 	bf_shared_enabled = true;

@@ -96,6 +96,7 @@ extern bool bf_filter_needs_build(const BfDefinition *def);
 extern uint64 bf_def_epoch;
 extern Oid	bf_extension_schema(bool missing_ok);
 extern Oid	bf_config_table(bool missing_ok);
+extern bool bf_config_current(void);
 extern bool bf_def_by_name(const char *name, BfDefinition *def);
 extern bool bf_def_by_id(int64 id, BfDefinition *def);
 extern List *bf_def_all(void);	/* of BfDefinition *, fresh read */

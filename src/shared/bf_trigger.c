@@ -136,8 +136,11 @@ bloom_shared_trigger(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("bloom_shared_trigger() needs the filter name as its argument")));
 	tuple = row_to_add(td);
-	/* without shared memory there is nothing to keep current */
-	if (tuple == NULL || !bf_shared_available())
+	/*
+	 * Without shared memory there is nothing to keep current; with an
+	 * extension not yet updated to this library, no filter can be built.
+	 */
+	if (tuple == NULL || !bf_shared_available() || !bf_config_current())
 		return PointerGetDatum(NULL);
 
 	site = trigger_site(fcinfo, td);
