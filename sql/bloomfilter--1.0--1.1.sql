@@ -337,11 +337,15 @@ COMMENT ON FUNCTION bloom_shared_ddl() IS
 	'event trigger: keeps guards sound through DDL (drops, renames, type changes, partitions and inheritance children, the guard triggers themselves)';
 
 DROP EVENT TRIGGER bloom_shared_alter_table;
+COMMENT ON EVENT TRIGGER bloom_shared_sql_drop IS
+	'removes the guards of dropped tables and columns, reviews the guards whose triggers were dropped (see bloom_shared_ddl)';
 CREATE EVENT TRIGGER bloom_shared_ddl_command_end ON ddl_command_end
 	WHEN TAG IN ('ALTER TABLE', 'CREATE TABLE', 'CREATE FOREIGN TABLE',
 				 'ALTER FOREIGN TABLE', 'CREATE TRIGGER', 'ALTER TRIGGER')
 	EXECUTE FUNCTION bloom_shared_ddl();
 ALTER EVENT TRIGGER bloom_shared_ddl_command_end ENABLE ALWAYS;
+COMMENT ON EVENT TRIGGER bloom_shared_ddl_command_end IS
+	'reviews the guards a command touched: repairs, suspends, removes or refuses (see bloom_shared_ddl)';
 
 -- one signature per function: anycompatible keeps a value's own type (a
 -- char(n) value used to reach the text overload with its trailing blanks

@@ -693,4 +693,8 @@ CREATE EVENT TRIGGER bloom_shared_ddl_command_end ON ddl_command_end
 	EXECUTE FUNCTION bloom_shared_ddl();
 -- they guard the filters in every session, replication ones included
 ALTER EVENT TRIGGER bloom_shared_sql_drop ENABLE ALWAYS;
+COMMENT ON EVENT TRIGGER bloom_shared_sql_drop IS
+	'removes the guards of dropped tables and columns, reviews the guards whose triggers were dropped (see bloom_shared_ddl)';
 ALTER EVENT TRIGGER bloom_shared_ddl_command_end ENABLE ALWAYS;
+COMMENT ON EVENT TRIGGER bloom_shared_ddl_command_end IS
+	'reviews the guards a command touched: repairs, suspends, removes or refuses (see bloom_shared_ddl)';

@@ -158,16 +158,20 @@ check_access(BfSharedSite *site, SiteMode mode)
 /*
  * Does "=" with a left input of type left compare a column of type colbase
  * as the column's canonical keys do?  Its own type, or one that shares its
- * bytes and its equality (varchar as text, int4 as oid); not char(n), whose
- * equality ignores trailing blanks where the other strings' does not.
+ * bytes and its equality (varchar as text, int4 as oid).  char(n) equality
+ * ignores trailing blanks: only a varchar column, whose keys are hashed
+ * without them too, may be compared as char(n).
  */
 static bool
 column_compares_as(Oid colbase, Oid left)
 {
 	if (left == colbase)
 		return true;
-	return IsBinaryCoercible(colbase, left) &&
-		colbase != BPCHAROID && left != BPCHAROID;
+	if (!IsBinaryCoercible(colbase, left))
+		return false;
+	if (left == BPCHAROID)
+		return colbase == VARCHAROID;
+	return colbase != BPCHAROID;
 }
 
 /* A key of type argtype for a column of type colbase: how to hash it. */
