@@ -51,6 +51,12 @@ typedef struct BfCallSite
 	uint32		inline_size;
 	uint8		inline_bytes[BF_HEADER_SIZE];
 	BfHeader	inline_hdr;
+
+	/* bloom_agg: the sizing arguments last found valid for a NULL key */
+	bool		sizing_checked;
+	int64		sizing_capacity;
+	double		sizing_fpr;
+	int			sizing_layout;
 } BfCallSite;
 
 /*
