@@ -543,3 +543,14 @@ CREATE EVENT TRIGGER bloom_shared_alter_table ON ddl_command_end
 -- they guard the filters in every session, replication ones included
 ALTER EVENT TRIGGER bloom_shared_sql_drop ENABLE ALWAYS;
 ALTER EVENT TRIGGER bloom_shared_alter_table ENABLE ALWAYS;
+
+--
+-- The backend-local cache of stored filters (src/bf_cache.c).
+--
+CREATE FUNCTION bloom_cache_stats(OUT entries bigint, OUT bytes bigint,
+								  OUT pinned bigint, OUT reads bigint,
+								  OUT shared_hits bigint)
+	AS 'MODULE_PATHNAME', 'bloom_cache_stats'
+	LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION bloom_cache_stats() IS
+	'this backend''s cache of stored filters: entries and their bytes now, entries in use by a call site, and since the backend started the stored filters read whole into it and the times a call site found one another had read';

@@ -12,6 +12,8 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
+#include "bf_cache.h"
+
 PG_MODULE_MAGIC;
 
 void		_PG_init(void);
@@ -32,6 +34,7 @@ _PG_init(void)
 							100000000, 1, 100000000,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
+	bf_cache_init();
 
 	/*
 	 * The shared tier needs shared memory, GUCs and a launcher registered at
