@@ -376,11 +376,13 @@ read_stored(struct varlena *ptr, const struct varatt_external *toast,
 		char	   *bits;
 		Size		done = 0;
 
-		if (size < VARHDRSZ + BF_HEADER_SIZE)
+		if (size < VARHDRSZ + BF_HEADER_SIZE ||
+			datalen > BF_HEADER_SIZE + BF_MAX_PAYLOAD_BYTES ||
+			VARATT_EXTERNAL_GET_EXTSIZE(*toast) != datalen)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("bloomfilter value is corrupted"),
-					 errdetail("A stored value of %zu bytes is shorter than the header.",
+					 errdetail("A stored value of %zu bytes is not the size of a bloomfilter value.",
 							   size)));
 		buffer = MemoryContextAllocHuge(cxt, size + CACHE_LINE);
 		bits = (char *) TYPEALIGN(CACHE_LINE, buffer + VARHDRSZ + BF_HEADER_SIZE);
