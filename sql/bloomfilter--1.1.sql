@@ -698,3 +698,15 @@ COMMENT ON EVENT TRIGGER bloom_shared_sql_drop IS
 ALTER EVENT TRIGGER bloom_shared_ddl_command_end ENABLE ALWAYS;
 COMMENT ON EVENT TRIGGER bloom_shared_ddl_command_end IS
 	'reviews the guards a command touched: repairs, suspends, removes or refuses (see bloom_shared_ddl)';
+
+
+--
+-- The backend-local cache of stored filters (src/bf_cache.c).
+--
+CREATE FUNCTION bloom_cache_stats(OUT entries bigint, OUT bytes bigint,
+								  OUT pinned bigint, OUT reads bigint,
+								  OUT shared_hits bigint)
+	AS 'MODULE_PATHNAME', 'bloom_cache_stats'
+	LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION bloom_cache_stats() IS
+	'this backend''s cache of stored filters: entries and their bytes now, entries in use by a call site, and since the backend started the stored filters read whole into it and the times a call site found one another had read';

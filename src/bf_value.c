@@ -54,11 +54,9 @@ bf_layout_parse(const char *name)
 }
 
 void
-bf_value_create(int64 capacity, double fpr, int layout, BfValue *v)
+bf_value_check_sizing(int64 capacity, double fpr, int layout, BfSize *size)
 {
-	BfSize		size;
 	uint64		max_nbits = BF_MAX_NBITS(layout);
-	Size		total;
 	char		rate[32];		/* fpr, shortest round-trip form */
 
 	if (capacity <= 0)
@@ -79,7 +77,7 @@ bf_value_create(int64 capacity, double fpr, int layout, BfValue *v)
 						rate),
 				 errhint("For example 0.01 for 1%%.")));
 
-	if (!bf_size_for(layout, (uint64) capacity, fpr, max_nbits, &size))
+	if (!bf_size_for(layout, (uint64) capacity, fpr, max_nbits, size))
 	{
 		uint64		largest = bf_max_capacity(layout, fpr, max_nbits);
 
@@ -98,6 +96,15 @@ bf_value_create(int64 capacity, double fpr, int layout, BfValue *v)
 						   bf_layout_name(layout), largest),
 				 errhint("Use a larger false-positive rate, or split the keys over several filters.")));
 	}
+}
+
+void
+bf_value_create(int64 capacity, double fpr, int layout, BfValue *v)
+{
+	BfSize		size;
+	Size		total;
+
+	bf_value_check_sizing(capacity, fpr, layout, &size);
 
 	memset(&v->hdr, 0, sizeof(v->hdr));
 	v->hdr.version = BF_FORMAT_VERSION;

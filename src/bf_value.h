@@ -14,6 +14,7 @@
 #include "bf_format.h"
 #include "bf_hash.h"
 #include "bf_layout.h"
+#include "bf_sizing.h"
 
 /* A value opened for reading (or writing, if it is a private copy). */
 typedef struct BfValue
@@ -41,6 +42,13 @@ extern void bf_value_from_datum(Datum d, bool copy, BfValue *v);
 
 /* Parse a layout name given by a user; raises an error for an unknown one. */
 extern int	bf_layout_parse(const char *name);
+
+/*
+ * Check the sizing arguments of a filter as bf_value_create does (the same
+ * errors) and give its size, without allocating it.
+ */
+extern void bf_value_check_sizing(int64 capacity, double fpr, int layout,
+								  BfSize *size);
 
 /*
  * A new empty value sized for capacity keys at target rate fpr, allocated in
