@@ -99,9 +99,12 @@ typedef struct BfSharedSite
 static void
 undefined_filter(const char *name)
 {
+	/* a name longer than any filter's is not echoed whole */
 	ereport(ERROR,
 			(errcode(ERRCODE_UNDEFINED_OBJECT),
-			 errmsg("shared bloom filter \"%s\" does not exist", name),
+			 errmsg("shared bloom filter \"%.*s%s\" does not exist",
+					BF_SHARED_NAME_LEN, name,
+					strlen(name) > BF_SHARED_NAME_LEN ? "..." : ""),
 			 errhint("Create it with bloom_guard(table, column); the view bloom_shared_filters lists the existing ones.")));
 }
 

@@ -76,10 +76,15 @@ start_worker(Oid dbid, int mode, int slot, BackgroundWorkerHandle **handle)
 	strlcpy(w.bgw_library_name, "bloomfilter", BGW_MAXLEN);
 	strlcpy(w.bgw_function_name, "bf_worker_main", BGW_MAXLEN);
 	if (mode == BF_WORKER_LOAD)
+	{
 		snprintf(w.bgw_name, BGW_MAXLEN, "bloomfilter load of database %u", dbid);
+		strlcpy(w.bgw_type, "bloomfilter load", BGW_MAXLEN);
+	}
 	else
+	{
 		snprintf(w.bgw_name, BGW_MAXLEN, "bloomfilter build");
-	strlcpy(w.bgw_type, "bloomfilter build", BGW_MAXLEN);
+		strlcpy(w.bgw_type, "bloomfilter build", BGW_MAXLEN);
+	}
 	w.bgw_main_arg = ObjectIdGetDatum(dbid);
 	memcpy(w.bgw_extra, &args, sizeof(args));
 	w.bgw_notify_pid = MyProcPid;

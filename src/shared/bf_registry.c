@@ -281,6 +281,19 @@ bf_slot_reset(int i)
 	LWLockRelease(bf_registry_lock());
 }
 
+/* Is a slot free?  (A hint only: another backend may take it first.) */
+bool
+bf_filter_slot_free(void)
+{
+	bool		free_slot = false;
+
+	LWLockAcquire(bf_registry_lock(), LW_SHARED);
+	for (int i = 0; i < bf_shared->nslots && !free_slot; i++)
+		free_slot = !bf_shared->slots[i].in_use;
+	LWLockRelease(bf_registry_lock());
+	return free_slot;
+}
+
 /* Take a free slot for a definition; the registry lock is held exclusively. */
 static int
 slot_assign_locked(Oid dbid, Oid cfgoid, const BfDefinition *def)
@@ -477,6 +490,18 @@ bf_pool_used(void)
 		used += ext[i].bytes;
 	pfree(ext);
 	return used;
+}
+
+/* Free bytes in the pool now (fragmentation aside). */
+uint64
+bf_pool_free_bytes(void)
+{
+	uint64		used;
+
+	LWLockAcquire(bf_registry_lock(), LW_SHARED);
+	used = bf_pool_used();
+	LWLockRelease(bf_registry_lock());
+	return bf_shared->pool_bytes - Min(used, bf_shared->pool_bytes);
 }
 
 /* First fit; the registry lock is held exclusively. */

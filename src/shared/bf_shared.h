@@ -75,6 +75,8 @@ extern void bf_shared_check_enabled(void);
 extern bool bf_shared_available(void);
 extern uint64 bf_shared_max_nbits(void);
 extern bool bf_filter_lookup(const BfDefinition *def, bool create, BfFilterRef *ref);
+extern bool bf_filter_slot_free(void);
+extern uint64 bf_pool_free_bytes(void);
 extern void bf_filter_request_build(const BfDefinition *def, TransactionId wait_xid,
 									bool forget);
 extern void bf_filter_forget(int64 defid);
