@@ -497,7 +497,12 @@ review_touched(List *defs, List *touched, List *removed)
 
 			if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(t->relid)))
 				continue;
-			if (bf_tree_contains(d->relid, t->relid))
+			/*
+			 * A table of the guard's tree, or one above it: ALTER TABLE on a
+			 * parent recurses into its partitions and children.
+			 */
+			if (bf_tree_contains(d->relid, t->relid) ||
+				bf_tree_contains(t->relid, d->relid))
 			{
 				mine = true;
 				keys_changed |= t->keys_changed;
