@@ -76,3 +76,13 @@ SELECT bloom_union_agg(bf) FROM (VALUES (bloom_empty(10)), (bloom_empty(20))) v(
 SELECT bloom_intersect_agg(bf) FROM (VALUES (bloom_empty(10) || 1), (bloom_empty(10) || 'a'::text)) v(bf);
 
 DROP TABLE names, per_group;
+
+-- over capacity: a NOTICE once the predicted rate passes twice the target,
+-- with the capacity to use (at the end of a self-sizing-form build) or a
+-- lower bound (while a sized build goes on); none within capacity
+SELECT bloom_agg(i, 500) IS NOT NULL FROM generate_series(1, 1000) i;
+SELECT bloom_agg(i, 600, 0.01) IS NOT NULL FROM generate_series(1, 2000) i;
+SELECT bloom_agg(i % 100, 500) IS NOT NULL FROM generate_series(1, 100000) i;
+SELECT bloom_agg(i, 1000, 0.01) IS NOT NULL FROM generate_series(1, 1000) i;
+-- once per query, not once per group
+SELECT count(*) FROM (SELECT bloom_agg(i, 100, 0.01) FROM generate_series(1, 10000) i GROUP BY i % 10) s;

@@ -53,6 +53,34 @@ check_same_sizing(const BfValue *v, int64 capacity, double fpr, int layout)
 }
 
 /*
+ * Say so (once per call site) when a filter built by an aggregate holds so
+ * many more keys than its capacity that its predicted false-positive rate is
+ * over twice the target.  The count of adds includes duplicates: when it
+ * passes that point, the distinct keys are estimated from the bits, and
+ * looked at again each time the count doubles.
+ */
+static void
+notice_if_crowded(BfCallSite *site, const BfValue *v)
+{
+	if (site->crowded_warned)
+		return;
+	if (site->crowded_nbits != v->hdr.nbits || site->crowded_fpr != v->hdr.target_fpr)
+	{
+		site->crowded_at = bf_value_crowded_count(&v->hdr);
+		site->crowded_next = site->crowded_at;
+		site->crowded_nbits = v->hdr.nbits;
+		site->crowded_fpr = v->hdr.target_fpr;
+	}
+	if (v->hdr.added < site->crowded_next)
+		return;
+	if (bf_value_notice_if_crowded(v, false))
+		site->crowded_warned = true;
+	else
+		site->crowded_next = v->hdr.added > PG_UINT64_MAX / 2 ?
+			PG_UINT64_MAX : 2 * v->hdr.added;
+}
+
+/*
  * bloom_agg_transfn(state, key, capacity [, fpr [, layout]])
  *
  * The first row with a non-NULL key creates the filter; the sizing arguments
@@ -124,6 +152,7 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 	bf_key_check_kind(v.hdr.key_kind, kt);
 	bf_add_hash(&v.hdr, v.bits, bf_key_hash(kt, PG_GETARG_DATUM(1), v.hdr.layout));
 	bf_value_note_added(&v, kt->kind, 1);
+	notice_if_crowded(site, &v);
 	PG_RETURN_POINTER(v.raw);
 }
 
@@ -136,6 +165,8 @@ merge_transfn(FunctionCallInfo fcinfo, BfMergeOp op)
 	open_state(fcinfo, &state);
 	bf_value_from_datum(PG_GETARG_DATUM(1), false, &other);
 	bf_value_merge(&state, &other, op);
+	if (op == BF_MERGE_UNION)
+		notice_if_crowded(bf_call_site(fcinfo), &state);
 	PG_RETURN_POINTER(state.raw);
 }
 

@@ -114,6 +114,7 @@ typedef struct AutoSite
 	uint64		cap;
 	bool		param_checked;	/* checked_param below is valid */
 	double		checked_param;
+	bool		crowded_warned; /* the over-capacity NOTICE was given */
 } AutoSite;
 
 #define PARAM_HINT \
@@ -636,7 +637,11 @@ bloom_agg_auto_finalfn(PG_FUNCTION_ARGS)
 	{
 		Size		len = VARSIZE(st->filter.raw);
 		struct varlena *res = palloc(len);
+		AutoSite   *site = auto_site(fcinfo);
 
+		if (!site->crowded_warned &&
+			st->filter.hdr.added >= bf_value_crowded_count(&st->filter.hdr))
+			site->crowded_warned = bf_value_notice_if_crowded(&st->filter, true);
 		memcpy(res, st->filter.raw, len);
 		PG_RETURN_POINTER(res);
 	}

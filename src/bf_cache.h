@@ -95,6 +95,13 @@ typedef struct BfCallSite
 	int64		sizing_capacity;
 	double		sizing_fpr;
 	int			sizing_layout;
+
+	/* bloom_agg, bloom_union_agg: warning a filter is over capacity */
+	bool		crowded_warned;	/* once per call site */
+	uint64		crowded_nbits;	/* the filter crowded_at was found for */
+	double		crowded_fpr;
+	uint64		crowded_at;		/* keys past which its rate is over 2x target */
+	uint64		crowded_next;	/* "added" at which to look again */
 } BfCallSite;
 
 /*

@@ -8,6 +8,7 @@
 
 #include "lib/stringinfo.h"
 
+#include "bf_layout.h"
 #include "bf_sizing.h"
 #include "bf_text.h"
 #include "bf_value.h"
@@ -206,4 +207,69 @@ bf_value_merge(BfValue *dst, const BfValue *src, BfMergeOp op)
 			bf_header_set_added((uint8_t *) VARDATA(dst->raw), b->added);
 		}
 	}
+}
+
+/*
+ * The number of distinct keys past which a filter's predicted false-positive
+ * rate is more than twice its target.
+ */
+uint64
+bf_value_crowded_count(const BfHeader *h)
+{
+	double		limit = 2 * h->target_fpr;
+	uint64		lo = Max(h->capacity, 1);
+	uint64		hi = lo;
+
+#define OVER(n) (bf_predict_fpr(h->layout, h->nbits, h->hashes, (double) (n)) > limit)
+	if (OVER(lo))
+		return lo;
+	while (!OVER(hi))
+	{
+		lo = hi;
+		if (hi > PG_UINT64_MAX / 4)
+			return PG_UINT64_MAX;
+		hi *= 2;
+	}
+	while (hi - lo > 1)
+	{
+		uint64		mid = lo + (hi - lo) / 2;
+
+		if (OVER(mid))
+			hi = mid;
+		else
+			lo = mid;
+	}
+#undef OVER
+	return hi;
+}
+
+/*
+ * A NOTICE if the filter holds so many distinct keys (estimated from its
+ * bits) that its predicted false-positive rate is over twice the target;
+ * true if it gave one.  final: the filter is complete (the count is what it
+ * holds, not a lower bound).
+ */
+bool
+bf_value_notice_if_crowded(const BfValue *v, bool final)
+{
+	double		distinct = bf_estimate_cardinality(&v->hdr, v->bits);
+	double		predicted = bf_predict_fpr(v->hdr.layout, v->hdr.nbits, v->hdr.hashes,
+										   distinct);
+	char		rate[32];
+	char		target[32];
+
+	if (!(predicted > 2 * v->hdr.target_fpr))
+		return false;
+	bf_format_double(predicted, rate, sizeof(rate));
+	bf_format_double(v->hdr.target_fpr, target, sizeof(target));
+	ereport(NOTICE,
+			(errmsg("bloom filter of capacity " UINT64_FORMAT " holds %s %.0f distinct keys",
+					v->hdr.capacity, final ? "about" : "at least", distinct),
+			 errdetail("Its predicted false-positive rate is %s, more than twice the target %s.",
+					   rate, target),
+			 final ?
+			 errhint("Build it with a capacity of at least %.0f, or with bloom_agg(key) to size it from the keys.",
+					 distinct) :
+			 errhint("Build it with a capacity of at least the number of distinct keys, or with bloom_agg(key) to size it from them.")));
+	return true;
 }

@@ -60,6 +60,10 @@ extern void bf_value_create(int64 capacity, double fpr, int layout, BfValue *v);
 /* Record that a key of kind `kind` was added (header fields only). */
 extern void bf_value_note_added(BfValue *v, int kind, uint64 nkeys);
 
+/* Over capacity: the count past which the rate is over twice the target. */
+extern uint64 bf_value_crowded_count(const BfHeader *h);
+extern bool bf_value_notice_if_crowded(const BfValue *v, bool final);
+
 typedef enum BfMergeOp
 {
 	BF_MERGE_UNION,
