@@ -1,0 +1,414 @@
+# Shared filters (1.1 rules): DDL manoeuvres that could make a filter answer
+# "no" for a stored key.  Each manoeuvre ends with zero keys of the guarded
+# table (children and partitions included) for which bloom_shared_contains
+# answers false, or, where the rules remove the guard, with 42704 for its
+# name (never a "no").
+#
+#   - CREATE OR REPLACE TRIGGER over the guard's trigger: the same
+#     definition (set back to ALWAYS: replica writes still found), another
+#     shape (42P17), a WHEN clause or another filter's name (never a "no"),
+#     another function (the guard is removed);
+#   - ALTER TRIGGER ... RENAME, then DROP TRIGGER of the renamed trigger;
+#   - ALTER SCHEMA RENAME and a new schema and table under the old names;
+#     DROP SCHEMA ... CASCADE;
+#   - ALTER TABLE RENAME, swapping two tables by renames;
+#   - inheritance children (before and after bloom_guard, ALTER TABLE ...
+#     INHERIT with rows, a grandchild), partitions (PARTITION OF, ATTACH with
+#     rows, a sub-partitioned partition, DETACH);
+#   - DISABLE TRIGGER name / ALL / USER on the table, a partition and an
+#     inheritance child: suspended, every check answers "maybe"; ENABLE ...
+#     sets the trigger back to ALWAYS and rebuilds;
+#   - a rewrite with USING, renaming the guarded column (0A000);
+#   - key conversion: char(n), name, oid, varchar, numeric(5,2) probes agree
+#     with WHERE col = <the same literal>: whenever WHERE finds a row, the
+#     filter answers true.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use SharedFilterTest;
+
+$SharedFilterTest::wait_seconds = 20;
+
+my $node = shared_node('trust_ddl', "max_worker_processes = 16\nlog_statement = none\n");
+my $watch = crash_watch($node);
+my $db = 'postgres';
+
+# Run $sql; on an error, one failing test naming it (the file goes on).
+sub sq
+{
+	my ($sql) = @_;
+	my ($st, $err, $out) = sqlstate($node, $db, $sql);
+	if ($st ne 'OK')
+	{
+		my $first = (grep { /\S/ } split /\n/, $sql)[0];
+		$first =~ s/^\s+//;
+		fail("statement failed ($st): $first");
+		diag($err);
+	}
+	return $out;
+}
+
+# ($sqlstate, stderr, stdout)
+sub run { return sqlstate($node, $db, $_[0]); }
+
+# A table $t (id serial, k text) with $n keys "$prefix<i>", guarded, ready.
+sub guarded
+{
+	my ($t, $prefix, $n) = @_;
+	sq(qq{
+		CREATE TABLE $t (id serial, k text);
+		INSERT INTO $t (k) SELECT '$prefix' || i FROM generate_series(1, $n) i;
+		SELECT bloom_guard('$t', 'k');
+	});
+	my $name = ($t =~ /\./ ? $t : "public.$t") . '.k';
+	wait_ready($node, $db, $name, "$t guarded");
+	return $name;
+}
+
+# The guard is removed: its name raises 42704 and no definition is left.
+sub removed
+{
+	my ($name, $what) = @_;
+	is(contains_error($node, $db, $name, "'x'::text"), '42704', "$what: the name is unknown (42704), not a \"no\"");
+	is(sq("SELECT count(*) FROM bloom_shared_definitions WHERE name = " . lit($name)), '0',
+		"$what: the definition is deleted");
+}
+
+# Never a "no": either removed (42704) or no key answers "no".
+sub never_no
+{
+	my ($name, $keys, $what) = @_;
+	my ($st, $err, $out) = run("SELECT count(*) FROM ($keys) s(k) WHERE NOT bloom_shared_contains(" . lit($name) . ", k)");
+	ok(($st eq 'OK' && $out eq '0') || $st eq '42704', "$what: no key answers \"no\" (got $st " . ($out // '') . ')')
+	  or diag($err);
+}
+
+# Every check answers "maybe", even for absent keys.
+sub all_maybe
+{
+	my ($name, $what) = @_;
+	is(sq("SELECT count(*) FROM generate_series(1, 2000) i WHERE NOT bloom_shared_contains(" . lit($name) . ", 'absent-' || i)"),
+		'0', "$what: every check answers \"maybe\", absent keys too");
+}
+
+sub suspended
+{
+	my ($name, $what) = @_;
+	ok(poll_for($node, $db, "SELECT state FROM bloom_shared_filters WHERE name = " . lit($name), 'suspended', 3),
+		"$what: state suspended (" . state_of($node, $db, $name) . ')');
+}
+
+sq(q{CREATE FUNCTION noop_trg() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NULL; END$$;});
+
+# ============================================ CREATE OR REPLACE TRIGGER ====
+my $C = guarded('t_cor', 'cor', 2000);
+my ($st, $err) = run(q{CREATE OR REPLACE TRIGGER bloom_guard_k AFTER INSERT OR UPDATE ON t_cor
+	FOR EACH ROW EXECUTE FUNCTION public.bloom_shared_trigger('public.t_cor.k')});
+is($st, 'OK', 'CREATE OR REPLACE TRIGGER with the same definition') or diag($err);
+is(guard_trigger_list($node, $db, 't_cor'), 'bloom_guard_k:A', 'the replaced guard trigger is set back to ALWAYS');
+sq(q{SET session_replication_role = replica;
+	INSERT INTO t_cor (k) SELECT 'cor-replica' || i FROM generate_series(1, 500) i;
+	UPDATE t_cor SET k = 'cor-replica-upd' || id WHERE id <= 50;});
+no_false_negatives($node, $db, $C, 'SELECT k FROM t_cor', 'replaced trigger, writes under session_replication_role = replica');
+wait_ready($node, $db, $C, 'replaced trigger');
+no_false_negatives($node, $db, $C, 'SELECT k FROM t_cor', 'replaced trigger, ready');
+
+for my $shape (
+	[ 'AFTER INSERT', 'FOR EACH ROW' ],
+	[ 'AFTER UPDATE', 'FOR EACH ROW' ],
+	[ 'BEFORE INSERT OR UPDATE', 'FOR EACH ROW' ],
+	[ 'AFTER INSERT OR UPDATE', 'FOR EACH STATEMENT' ])
+{
+	my ($when, $each) = @$shape;
+	($st, $err) = run(qq{CREATE OR REPLACE TRIGGER bloom_guard_k $when ON t_cor
+		$each EXECUTE FUNCTION public.bloom_shared_trigger('public.t_cor.k')});
+	is($st, '42P17', "CREATE OR REPLACE of the guard trigger as $when $each: refused (42P17)") or diag($err);
+	($st, $err) = run(qq{CREATE TRIGGER extra_guard AFTER INSERT OR UPDATE ON t_cor
+		FOR EACH ROW EXECUTE FUNCTION public.bloom_shared_trigger('public.t_cor.k')});
+	($st, $err) = run(qq{CREATE OR REPLACE TRIGGER extra_guard $when ON t_cor
+		$each EXECUTE FUNCTION public.bloom_shared_trigger('public.t_cor.k')});
+	is($st, '42P17', "a second bloom_shared_trigger trigger made $when $each: refused (42P17)") or diag($err);
+	# (put things back as they were, whatever happened)
+	run(q{DROP TRIGGER IF EXISTS extra_guard ON t_cor});
+	run(q{CREATE OR REPLACE TRIGGER bloom_guard_k AFTER INSERT OR UPDATE ON t_cor
+		FOR EACH ROW EXECUTE FUNCTION public.bloom_shared_trigger('public.t_cor.k')});
+	run(q{ALTER TABLE t_cor ENABLE ALWAYS TRIGGER bloom_guard_k});
+}
+is(guard_trigger_list($node, $db, 't_cor'), 'bloom_guard_k:A', 'after the refused shapes: the guard trigger as it was');
+sq(q{INSERT INTO t_cor (k) SELECT 'cor-after-shapes' || i FROM generate_series(1, 200) i});
+no_false_negatives($node, $db, $C, 'SELECT k FROM t_cor', 'after the refused shapes');
+
+# A WHEN clause that never fires, or another filter's name as the argument:
+# refused, or the guard no longer answers "no" for what it misses.
+my $C2 = guarded('t_cor2', 'cortwo', 1000);
+($st, $err) = run(q{CREATE OR REPLACE TRIGGER bloom_guard_k AFTER INSERT OR UPDATE ON t_cor2
+	FOR EACH ROW WHEN (false) EXECUTE FUNCTION public.bloom_shared_trigger('public.t_cor2.k')});
+note("CREATE OR REPLACE TRIGGER ... WHEN (false): $st");
+run(q{INSERT INTO t_cor2 (k) SELECT 'cortwo-when' || i FROM generate_series(1, 300) i});
+never_no($C2, 'SELECT k FROM t_cor2', "guard trigger replaced with WHEN (false) ($st)");
+my $C3 = guarded('t_cor3', 'corthree', 1000);
+($st, $err) = run(q{CREATE OR REPLACE TRIGGER bloom_guard_k AFTER INSERT OR UPDATE ON t_cor3
+	FOR EACH ROW EXECUTE FUNCTION public.bloom_shared_trigger('public.t_cor.k')});
+note("CREATE OR REPLACE TRIGGER with another filter's name: $st");
+run(q{INSERT INTO t_cor3 (k) SELECT 'corthree-other' || i FROM generate_series(1, 300) i});
+never_no($C3, 'SELECT k FROM t_cor3', "guard trigger replaced by one for another filter ($st)");
+no_false_negatives($node, $db, $C, 'SELECT k FROM t_cor', 'the other filter, after a foreign trigger fed it');
+
+# Replaced by a trigger calling another function: the guard is removed.
+($st, $err) = run(q{CREATE OR REPLACE TRIGGER bloom_guard_k AFTER INSERT OR UPDATE ON t_cor
+	FOR EACH ROW EXECUTE FUNCTION noop_trg()});
+is($st, 'OK', 'CREATE OR REPLACE of the guard trigger with another function') or diag($err);
+like($err, qr/NOTICE/, '... with a NOTICE');
+sq(q{INSERT INTO t_cor (k) SELECT 'cor-noop' || i FROM generate_series(1, 200) i});
+removed($C, 'guard trigger replaced by another function');
+is(state_of($node, $db, $C), '<none>', 'replaced by another function: not in the view');
+
+# ========================================== ALTER TRIGGER RENAME, DROP ====
+my $R = guarded('t_rentrg', 'rt', 2000);
+($st, $err) = run(q{ALTER TRIGGER bloom_guard_k ON t_rentrg RENAME TO something_else});
+is($st, 'OK', 'ALTER TRIGGER ... RENAME of the guard trigger') or diag($err);
+sq(q{INSERT INTO t_rentrg (k) SELECT 'rt-renamed' || i FROM generate_series(1, 300) i;
+	SET session_replication_role = replica; INSERT INTO t_rentrg (k) VALUES ('rt-renamed-replica');});
+no_false_negatives($node, $db, $R, 'SELECT k FROM t_rentrg', 'renamed guard trigger: writes still found');
+is(state_of($node, $db, $R), 'ready', 'renamed guard trigger: still ready');
+($st, $err) = run(q{DROP TRIGGER something_else ON t_rentrg});
+is($st, 'OK', 'DROP TRIGGER of the renamed guard trigger') or diag($err);
+like($err, qr/NOTICE/, '... with a NOTICE');
+sq(q{INSERT INTO t_rentrg (k) SELECT 'rt-dropped' || i FROM generate_series(1, 300) i});
+removed($R, 'renamed guard trigger dropped');
+is(guard_trigger_list($node, $db, 't_rentrg'), '', 'no guard trigger left');
+
+# ================================================== ALTER SCHEMA RENAME ====
+sq(q{CREATE SCHEMA s; CREATE TABLE s.t (k text);
+	INSERT INTO s.t SELECT 'old' || i FROM generate_series(1, 2000) i;
+	SELECT bloom_guard('s.t', 'k');});
+wait_ready($node, $db, 's.t.k', 'schema s');
+($st, $err) = run(q{ALTER SCHEMA s RENAME TO s2});
+is($st, 'OK', 'ALTER SCHEMA s RENAME TO s2') or diag($err);
+($st, $err) = run(q{INSERT INTO s2.t SELECT 'old-after-rename' || i FROM generate_series(1, 500) i;});
+is($st, 'OK', 'writes to s2.t after the schema rename') or diag($err);
+($st, $err) = run(q{CREATE SCHEMA s; CREATE TABLE s.t (k text);
+	INSERT INTO s.t SELECT 'new' || i FROM generate_series(1, 500) i;});
+is($st, 'OK', 'a new schema s and table s.t with rows') or diag($err);
+is(sq(q{SELECT rel::regclass::text FROM bloom_shared_definitions WHERE name = 's.t.k'}), 's2.t',
+	'the definition follows the table by OID (rel is s2.t), the name stays s.t.k');
+no_false_negatives($node, $db, 's.t.k', 'SELECT k FROM s2.t', 'schema renamed: rows of s2.t found under s.t.k');
+is(guard_trigger_list($node, $db, 's.t'), '', 'the new table s.t is not guarded (no guard trigger)');
+is(state_of($node, $db, 's.t.k'), 'ready', 'schema renamed: the filter stays ready');
+sq(q{SELECT bloom_shared_rebuild('s.t.k')});
+wait_ready($node, $db, 's.t.k', 'schema renamed, rebuilt');
+no_false_negatives($node, $db, 's.t.k', 'SELECT k FROM s2.t', 'schema renamed, rebuilt: rows of s2.t found');
+is(sq(q{SELECT count(*) FROM s.t WHERE NOT bloom_shared_contains('s.t.k', k)}) > 0 ? 'not claimed' : 'claimed',
+	'not claimed', 'the rebuilt filter was read from s2.t, not from the new s.t');
+($st, $err) = run(q{DROP SCHEMA s2 CASCADE});
+is($st, 'OK', 'DROP SCHEMA s2 CASCADE') or diag($err);
+removed('s.t.k', 'DROP SCHEMA CASCADE');
+is(state_of($node, $db, 's.t.k'), '<none>', 'DROP SCHEMA CASCADE: not in the view');
+
+# =================================================== table renames, swap ====
+my $A = guarded('t_a', 'a', 1000);
+my $B = guarded('t_b', 'b', 1000);
+($st, $err) = run(q{ALTER TABLE t_a RENAME TO t_tmp; ALTER TABLE t_b RENAME TO t_a; ALTER TABLE t_tmp RENAME TO t_b;});
+is($st, 'OK', 'swap t_a and t_b by renames') or diag($err);
+sq(q{INSERT INTO t_a (k) SELECT 'b-after-swap' || i FROM generate_series(1, 300) i;
+	INSERT INTO t_b (k) SELECT 'a-after-swap' || i FROM generate_series(1, 300) i;});
+no_false_negatives($node, $db, $A, 'SELECT k FROM t_b', 'swapped: public.t_a.k holds the table now named t_b');
+no_false_negatives($node, $db, $B, 'SELECT k FROM t_a', 'swapped: public.t_b.k holds the table now named t_a');
+sq("SELECT bloom_shared_rebuild('$A'); SELECT bloom_shared_rebuild('$B');");
+wait_ready($node, $db, $A, 'swapped, rebuilt a');
+wait_ready($node, $db, $B, 'swapped, rebuilt b');
+no_false_negatives($node, $db, $A, 'SELECT k FROM t_b', 'swapped and rebuilt: public.t_a.k');
+no_false_negatives($node, $db, $B, 'SELECT k FROM t_a', 'swapped and rebuilt: public.t_b.k');
+# a guarded and an unguarded table swapped
+my $G = guarded('t_g', 'g', 1000);
+sq(q{CREATE TABLE t_u (id serial, k text); INSERT INTO t_u (k) SELECT 'u' || i FROM generate_series(1, 1000) i;
+	ALTER TABLE t_g RENAME TO t_x; ALTER TABLE t_u RENAME TO t_g; ALTER TABLE t_x RENAME TO t_u;
+	INSERT INTO t_u (k) SELECT 'g-after' || i FROM generate_series(1, 300) i;
+	INSERT INTO t_g (k) SELECT 'u-after' || i FROM generate_series(1, 300) i;});
+no_false_negatives($node, $db, $G, 'SELECT k FROM t_u', 'guarded/unguarded swapped: the guarded table (now t_u) found');
+is(guard_trigger_list($node, $db, 't_g'), '', 'the table now named t_g is not guarded');
+($st, $err) = run(q{ALTER TABLE t_u RENAME TO t_renamed_again});
+is($st, 'OK', 'ALTER TABLE RENAME of a guarded table') or diag($err);
+sq(q{INSERT INTO t_renamed_again (k) VALUES ('g-after-rename')});
+no_false_negatives($node, $db, $G, 'SELECT k FROM t_renamed_again', 'renamed again: every key found');
+($st, $err) = run(q{ALTER TABLE t_renamed_again RENAME COLUMN k TO k2});
+is($st, '0A000', 'renaming the guarded column: 0A000') or diag($err);
+
+# ========================================================== inheritance ====
+sq(q{CREATE TABLE ih (k text);
+	INSERT INTO ih SELECT 'ih' || i FROM generate_series(1, 1000) i;
+	CREATE TABLE ih_c1 () INHERITS (ih);
+	INSERT INTO ih_c1 SELECT 'ihc1-' || i FROM generate_series(1, 1000) i;
+	SELECT bloom_guard('ih', 'k');});
+my $I = 'public.ih.k';
+is(guard_trigger_list($node, $db, 'ih_c1'), 'bloom_guard_k:A', 'inheritance: a child that existed at bloom_guard gets the trigger');
+wait_ready($node, $db, $I, 'inheritance');
+no_false_negatives($node, $db, $I, 'SELECT k FROM ih', 'inheritance: rows of the parent and of the child existing at bloom_guard');
+sq(q{INSERT INTO ih_c1 SELECT 'ihc1-direct' || i FROM generate_series(1, 300) i;
+	CREATE TABLE ih_c2 () INHERITS (ih);
+	INSERT INTO ih_c2 SELECT 'ihc2-' || i FROM generate_series(1, 300) i;});
+is(guard_trigger_list($node, $db, 'ih_c2'), 'bloom_guard_k:A', 'inheritance: CREATE TABLE ... INHERITS gets the trigger');
+no_false_negatives($node, $db, $I, 'SELECT k FROM ih', 'inheritance: rows inserted into the children directly');
+sq(q{CREATE TABLE ih_c3 (k text);
+	INSERT INTO ih_c3 SELECT 'ihc3-' || i FROM generate_series(1, 1000) i;
+	ALTER TABLE ih_c3 INHERIT ih;});
+is(guard_trigger_list($node, $db, 'ih_c3'), 'bloom_guard_k:A', 'inheritance: ALTER TABLE ... INHERIT gets the trigger');
+no_false_negatives($node, $db, $I, 'SELECT k FROM ih', 'inheritance: at once after ALTER TABLE ... INHERIT with rows');
+wait_ready($node, $db, $I, 'inheritance after INHERIT');
+no_false_negatives($node, $db, $I, 'SELECT k FROM ih', 'inheritance: rebuilt after INHERIT');
+sq(q{CREATE TABLE ih_g () INHERITS (ih_c1);
+	INSERT INTO ih_g SELECT 'ihg-' || i FROM generate_series(1, 300) i;
+	INSERT INTO ih_c3 SELECT 'ihc3-after' || i FROM generate_series(1, 300) i;});
+is(guard_trigger_list($node, $db, 'ih_g'), 'bloom_guard_k:A', 'inheritance: a grandchild gets the trigger');
+no_false_negatives($node, $db, $I, 'SELECT k FROM ih', 'inheritance: grandchild rows');
+sq("SELECT bloom_shared_rebuild('$I')");
+wait_ready($node, $db, $I, 'inheritance, rebuilt');
+no_false_negatives($node, $db, $I, 'SELECT k FROM ih', 'inheritance: bloom_shared_rebuild scans the whole tree');
+my $share = sq("SELECT avg(bloom_shared_contains('$I', 'absent' || i)::int) FROM generate_series(1, 5000) i");
+cmp_ok($share, '<', 0.05, "inheritance: the rebuilt filter answers (absent keys \"maybe\" share $share)");
+
+# =========================================================== partitions ====
+sq(q{CREATE TABLE pt (g int, k text) PARTITION BY LIST (g);
+	CREATE TABLE pt0 PARTITION OF pt FOR VALUES IN (0);
+	CREATE TABLE pt1 PARTITION OF pt FOR VALUES IN (1);
+	INSERT INTO pt SELECT i % 2, 'pt' || i FROM generate_series(1, 2000) i;
+	SELECT bloom_guard('pt', 'k');});
+my $P = 'public.pt.k';
+wait_ready($node, $db, $P, 'partitioned');
+sq(q{CREATE TABLE pt2 PARTITION OF pt FOR VALUES IN (2);
+	INSERT INTO pt2 SELECT 2, 'pt2-' || i FROM generate_series(1, 300) i;
+	INSERT INTO pt0 SELECT 0, 'pt0-direct' || i FROM generate_series(1, 300) i;});
+is(guard_trigger_list($node, $db, 'pt2') =~ /:A$/ ? 'A' : 'none', 'A', 'partitions: PARTITION OF gets the cloned trigger, ALWAYS');
+no_false_negatives($node, $db, $P, 'SELECT k FROM pt', 'partitions: rows inserted into a new partition and directly');
+sq(q{CREATE TABLE pt3 (g int, k text);
+	INSERT INTO pt3 SELECT 3, 'pt3-' || i FROM generate_series(1, 1000) i;
+	ALTER TABLE pt ATTACH PARTITION pt3 FOR VALUES IN (3);});
+no_false_negatives($node, $db, $P, 'SELECT k FROM pt', 'partitions: at once after ATTACH PARTITION with rows');
+sq(q{CREATE TABLE pt4 (g int, k text) PARTITION BY LIST (k);
+	CREATE TABLE pt4d PARTITION OF pt4 DEFAULT;
+	INSERT INTO pt4 SELECT 4, 'pt4-' || i FROM generate_series(1, 1000) i;
+	ALTER TABLE pt ATTACH PARTITION pt4 FOR VALUES IN (4);});
+no_false_negatives($node, $db, $P, 'SELECT k FROM pt', 'partitions: at once after attaching a sub-partitioned table with rows');
+wait_ready($node, $db, $P, 'partitions after ATTACH');
+no_false_negatives($node, $db, $P, 'SELECT k FROM pt', 'partitions: rebuilt after ATTACH');
+sq(q{INSERT INTO pt4d SELECT 4, 'pt4d-direct' || i FROM generate_series(1, 300) i;
+	ALTER TABLE pt DETACH PARTITION pt1;
+	INSERT INTO pt1 SELECT 1, 'pt1-detached' || i FROM generate_series(1, 300) i;
+	INSERT INTO pt SELECT 3, 'pt-after-detach' || i FROM generate_series(1, 300) i;});
+is(guard_trigger_list($node, $db, 'pt1'), '', 'partitions: a detached partition loses the guard trigger');
+no_false_negatives($node, $db, $P, 'SELECT k FROM pt', 'partitions: after DETACH');
+wait_ready($node, $db, $P, 'partitions after DETACH');
+no_false_negatives($node, $db, $P, 'SELECT k FROM pt', 'partitions: after DETACH, ready');
+
+# =========================================================== DISABLE ====
+my $D = guarded('t_dis', 'dis', 2000);
+my @enable = ('ENABLE TRIGGER ALL', 'ENABLE TRIGGER bloom_guard_k', 'ENABLE REPLICA TRIGGER bloom_guard_k');
+my $n = 0;
+for my $how ('DISABLE TRIGGER bloom_guard_k', 'DISABLE TRIGGER ALL', 'DISABLE TRIGGER USER')
+{
+	my $en = $enable[$n++];
+	($st, $err) = run("ALTER TABLE t_dis $how");
+	is($st, 'OK', "ALTER TABLE ... $how succeeds") or diag($err);
+	suspended($D, $how);
+	all_maybe($D, $how);
+	sq(qq{INSERT INTO t_dis (k) SELECT 'dis$n-' || i FROM generate_series(1, 300) i;
+		SET session_replication_role = replica; INSERT INTO t_dis (k) VALUES ('dis$n-replica');});
+	no_false_negatives($node, $db, $D, 'SELECT k FROM t_dis', "$how: rows written while disabled");
+	($st, $err) = run("ALTER TABLE t_dis $en");
+	is($st, 'OK', "ALTER TABLE ... $en") or diag($err);
+	is(guard_trigger_list($node, $db, 't_dis'), 'bloom_guard_k:A', "$en: the guard trigger fires ALWAYS again");
+	wait_ready($node, $db, $D, "$how, then $en");
+	no_false_negatives($node, $db, $D, 'SELECT k FROM t_dis', "$how, then $en: rows written while disabled are found");
+}
+# disabled and enabled in one transaction, with writes in between (what
+# pg_restore --disable-triggers --single-transaction does)
+sq(q{BEGIN; ALTER TABLE t_dis DISABLE TRIGGER ALL;
+	INSERT INTO t_dis (k) SELECT 'dis-xact' || i FROM generate_series(1, 300) i;
+	ALTER TABLE t_dis ENABLE TRIGGER ALL; COMMIT;});
+is(guard_trigger_list($node, $db, 't_dis'), 'bloom_guard_k:A', 'disabled and enabled in one transaction: ALWAYS');
+no_false_negatives($node, $db, $D, 'SELECT k FROM t_dis', 'disabled and enabled in one transaction: at once');
+wait_ready($node, $db, $D, 'disabled and enabled in one transaction');
+no_false_negatives($node, $db, $D, 'SELECT k FROM t_dis', 'disabled and enabled in one transaction');
+# on a partition and on an inheritance child
+for my $case ([ 'pt0', $P, 'SELECT k FROM pt', '0, ' ], [ 'ih_c1', $I, 'SELECT k FROM ih', '' ])
+{
+	my ($part, $name, $keys, $g) = @$case;
+	for my $how ('DISABLE TRIGGER ALL', 'DISABLE TRIGGER USER')
+	{
+		($st, $err) = run("ALTER TABLE $part $how");
+		is($st, 'OK', "$part: $how") or diag($err);
+		suspended($name, "$part: $how");
+		all_maybe($name, "$part: $how");
+		sq(qq{INSERT INTO $part SELECT ${g}'$part-dis-' || i FROM generate_series(1, 300) i});
+		no_false_negatives($node, $db, $name, $keys, "$part: $how, rows written meanwhile");
+		sq("ALTER TABLE $part ENABLE TRIGGER ALL");
+		like(guard_trigger_list($node, $db, $part), qr/^[^,]*:A$/, "$part: ENABLE TRIGGER ALL: ALWAYS again");
+		wait_ready($node, $db, $name, "$part: $how, enabled again");
+		no_false_negatives($node, $db, $name, $keys, "$part: $how, enabled again");
+	}
+}
+
+# ============================================================ rewrites ====
+my $W = guarded('t_rw', 'rw', 2000);
+($st, $err) = run(q{ALTER TABLE t_rw ALTER COLUMN k TYPE text USING k || '!'});
+is($st, 'OK', 'ALTER COLUMN TYPE ... USING (a rewrite changing every key)') or diag($err);
+no_false_negatives($node, $db, $W, 'SELECT k FROM t_rw', 'rewrite with USING: at once');
+wait_ready($node, $db, $W, 'rewrite with USING');
+no_false_negatives($node, $db, $W, 'SELECT k FROM t_rw', 'rewrite with USING: rebuilt');
+
+# ====================================================== key conversion ====
+my $long = "\x{e9}" x 50;    # 50 x U+00E9 = 100 bytes in UTF-8
+# (in a UTF8 database: name clipping at a character boundary)
+sq(q{CREATE DATABASE kdb TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C'});
+$db = 'kdb';
+sq(q{CREATE EXTENSION bloomfilter; CREATE TABLE kc (c char(5), n name, o oid, v varchar(10), nu numeric(5,2))});
+{
+	use utf8;
+	my $sql = "INSERT INTO kc VALUES ('ab', " . lit($long) . ", 4294967295, 'xy', 123.45), "
+	  . "('cd  ', 'short', 42, 'zz  ', 1.5), ('e', 'é', 0, 'e', 999.99);";
+	utf8::encode($sql);
+	sq($sql);
+}
+for my $col ('c', 'n', 'o', 'v', 'nu')
+{
+	sq("SELECT bloom_guard('kc', '$col')");
+}
+wait_ready($node, $db, "public.kc.$_", "key conversion: column $_") for ('c', 'n', 'o', 'v', 'nu');
+my $long_lit = lit($long);
+utf8::encode($long_lit);
+my @probes = (
+	[ 'c', q{'ab'} ], [ 'c', q{'ab '} ], [ 'c', q{'ab     '} ], [ 'c', q{'ab'::varchar} ], [ 'c', q{'ab '::varchar} ],
+	[ 'c', q{'ab'::bpchar} ], [ 'c', q{'ab'::char(2)} ], [ 'c', q{'cd'} ], [ 'c', q{'cd   '::varchar} ],
+	[ 'n', $long_lit ], [ 'n', q{'short'} ], [ 'n', q{'short'::name} ],
+	[ 'o', q{-1} ], [ 'o', q{'-1'} ], [ 'o', q{4294967295} ], [ 'o', q{42} ], [ 'o', q{42::int8} ], [ 'o', q{'42'} ],
+	[ 'o', q{0} ],
+	[ 'v', q{'xy'} ], [ 'v', q{'zz  '} ], [ 'v', q{'xy'::char(2)} ],
+	[ 'nu', q{'123.45'} ], [ 'nu', q{123.45} ], [ 'nu', q{123.450} ], [ 'nu', q{'1.50'} ],
+	[ 'nu', q{999.99} ], [ 'nu', q{1.5::float4::numeric} ]);
+for my $p (@probes)
+{
+	my ($col, $lit) = @$p;
+	my ($ws, $we, $where) = run("SELECT EXISTS (SELECT 1 FROM kc WHERE $col = $lit)");
+	my ($cs, $ce, $got) = run("SELECT bloom_shared_contains('public.kc.$col', $lit)");
+	my $shown = $lit;
+	utf8::decode($shown);
+	$shown = "<100-byte multibyte string>" if length($shown) > 40;
+	if ($ws ne 'OK')
+	{
+		note("kc.$col = $shown: WHERE fails ($ws), check gives $cs " . ($got // ''));
+		next;
+	}
+	is($cs, 'OK', "key conversion kc.$col, probe $shown: the check answers (WHERE: $where)") or diag($ce);
+	ok($where ne 't' || ($got // '') eq 't', "key conversion kc.$col, probe $shown: WHERE finds it ($where), so the filter says true ($got)");
+}
+my ($ns, $ne, $nout) = run(q{SELECT bloom_shared_contains('public.kc.nu', '12345.678')});
+is("$ns $nout", 'OK f', q{numeric(5,2) probed with '12345.678': false, no error (like WHERE)}) or diag($ne);
+is(sq(q{SELECT EXISTS (SELECT 1 FROM kc WHERE nu = '12345.678')}), 'f', q{... and WHERE nu = '12345.678' finds nothing});
+
+server_intact($node, $watch, 'end of 108');
+$node->stop;
+done_testing();
