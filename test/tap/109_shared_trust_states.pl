@@ -1,0 +1,247 @@
+# Shared filters (1.1 rules): stuck and failed builds, DROP DATABASE,
+# parameter validation and error codes.  The server must stay up throughout
+# (the same postmaster, no crash reset: TAP servers run with
+# restart_after_crash = off, so a crash would also stop it).
+#
+#   1. parameters are validated by bloom_guard up front: an fpr of 1e-300,
+#      0, 1, NaN, a capacity of 0 or -5 fail with 22023, a capacity that
+#      cannot fit with 53200, bloom_guard(0::regclass, ...) with 42P01, an
+#      unknown column with 42703; nothing is left behind;
+#   2. ALTER TABLE ... ENABLE TRIGGER ALL on a guarded table works (ALWAYS);
+#   3. a rebuild waiting for an uncommitted writer whose worker is killed
+#      (pg_terminate_backend): the view shows last_error and next_try, the
+#      build is retried by itself and the filter ends ready once the writer
+#      commits, without any user action; after several kills (growing
+#      backoff) bloom_shared_rebuild retries at once, before next_try;
+#      checks never answer "no" for a committed key meanwhile;
+#   4. DROP DATABASE (WITH FORCE, while one of its builds waits for a
+#      writer) frees the database's filters: with
+#      bloomfilter.max_shared_filters = 4 all used by the dropped database,
+#      another database can guard four tables again within seconds.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use SharedFilterTest;
+use Time::HiRes qw(usleep time);
+
+$SharedFilterTest::wait_seconds = 20;
+
+my $node = shared_node('trust_states', "bloomfilter.max_shared_filters = 4\nmax_worker_processes = 16\n");
+my $watch = crash_watch($node);
+my ($st, $err);
+my $db = 'postgres';
+
+sub run { return sqlstate($node, $_[1] // $db, $_[0]); }
+
+sub sq
+{
+	my ($sql, $d) = @_;
+	my ($st, $err, $out) = sqlstate($node, $d // $db, $sql);
+	if ($st ne 'OK')
+	{
+		my $first = (grep { /\S/ } split /\n/, $sql)[0];
+		$first =~ s/^\s+//;
+		fail("statement failed ($st): $first");
+		diag($err);
+	}
+	return $out;
+}
+
+sub make_tables
+{
+	my ($d, @t) = @_;
+	sq(join('', map { "CREATE TABLE $_ (k text); INSERT INTO $_ SELECT '$_-' || i FROM generate_series(1, 1000) i;" } @t), $d);
+}
+
+sub build_workers
+{
+	return $node->safe_psql($db, q{SELECT coalesce(string_agg(pid::text, ','), '') FROM pg_stat_activity WHERE backend_type = 'bloomfilter build'});
+}
+
+# ======================================================= 1. validation ====
+make_tables($db, 'v', 'b1');
+sq(q{SELECT bloom_guard('b1', 'k')});
+wait_ready($node, $db, 'public.b1.k', 'b1');
+my @bad = (
+	[ q{bloom_guard('v', 'k', 1e-300)}, '22023', 'an fpr of 1e-300' ],
+	[ q{bloom_guard('v', 'k', 0)}, '22023', 'an fpr of 0' ],
+	[ q{bloom_guard('v', 'k', 1)}, '22023', 'an fpr of 1' ],
+	[ q{bloom_guard('v', 'k', -0.5)}, '22023', 'a negative fpr' ],
+	[ q{bloom_guard('v', 'k', 'NaN')}, '22023', 'an fpr of NaN' ],
+	[ q{bloom_guard('v', 'k', 0.01, 0)}, '22023', 'a capacity of 0' ],
+	[ q{bloom_guard('v', 'k', 0.01, -5)}, '22023', 'a negative capacity' ],
+	[ q{bloom_guard('v', 'k', 0.01, 1000000000000)}, '53200', 'a capacity that cannot fit in bloomfilter.shared_memory' ],
+	[ q{bloom_guard('v', 'k', 1e-300, 1000)}, '22023', 'an fpr of 1e-300 with a capacity' ],
+	[ q{bloom_guard(0::regclass, 'k')}, '42P01', 'bloom_guard(0::regclass, ...)' ],
+	[ q{bloom_guard('v', 'nosuch')}, '42703', 'an unknown column' ]);
+for my $b (@bad)
+{
+	my ($call, $want, $what) = @$b;
+	($st, $err) = run("SELECT $call");
+	is($st, $want, "bloom_guard with $what: $want up front") or diag($err);
+}
+like((run(q{SELECT bloom_guard(0::regclass, 'k')}))[1], qr/relation with OID 0 does not exist/,
+	'bloom_guard(0::regclass): "relation with OID 0 does not exist"');
+is($node->safe_psql($db, q{SELECT count(*) FROM bloom_shared_definitions d WHERE d.name LIKE 'public.v.%'}), '0',
+	'the refused guards left no definition');
+is(guard_trigger_list($node, $db, 'v'), '', 'the refused guards left no trigger');
+is($node->safe_psql($db, q{SELECT count(*) FROM bloom_shared_filters WHERE state = 'failed'}), '0',
+	'the refused guards left no failed filter');
+($st, $err) = run(q{INSERT INTO v VALUES ('v-after')});
+is($st, 'OK', 'the table stays writable') or diag($err);
+# a very small but possible rate: refused up front, or built
+($st, $err) = run(q{SELECT bloom_guard('v', 'k', 1e-9)});
+note("bloom_guard with fpr 1e-9: $st");
+if ($st eq 'OK')
+{
+	wait_ready($node, $db, 'public.v.k', 'fpr 1e-9');
+	no_false_negatives($node, $db, 'public.v.k', 'SELECT k FROM v', 'fpr 1e-9');
+	sq(q{SELECT bloom_unguard('v', 'k')});
+}
+else
+{
+	is($st, '22023', 'fpr 1e-9 refused with 22023');
+}
+server_intact($node, $watch, 'after the validation errors');
+
+# =========================================== 2. ENABLE TRIGGER ALL works ====
+run(q{SELECT bloom_unguard('v', 'k')});    # (in case a refusal above failed)
+sq(q{SELECT bloom_guard('v', 'k')});
+wait_ready($node, $db, 'public.v.k', 'v');
+($st, $err) = run(q{ALTER TABLE v ENABLE TRIGGER ALL});
+is($st, 'OK', 'ALTER TABLE ... ENABLE TRIGGER ALL on a guarded table') or diag($err);
+is(guard_trigger_list($node, $db, 'v'), 'bloom_guard_k:A', 'the guard trigger still fires ALWAYS');
+wait_ready($node, $db, 'public.v.k', 'after ENABLE TRIGGER ALL');
+sq(q{SET session_replication_role = replica; INSERT INTO v VALUES ('v-replica')});
+no_false_negatives($node, $db, 'public.v.k', 'SELECT k FROM v', 'after ENABLE TRIGGER ALL');
+sq(q{SELECT bloom_unguard('v', 'k')});
+
+# ================================================ 3. killed builds ====
+my $S = 'public.b1.k';
+my $view = "SELECT state, last_error IS NOT NULL, next_try IS NOT NULL FROM bloom_shared_filters WHERE name = '$S'";
+
+# Hold an uncommitted insert, ask for a rebuild, wait until its worker waits.
+sub stuck_rebuild
+{
+	my ($what, $key) = @_;
+	my $h = $node->background_psql($db, on_error_stop => 0);
+	$h->query_safe("BEGIN; INSERT INTO b1 VALUES ('$key')");
+	sq("SELECT bloom_shared_rebuild('$S')");
+	ok(poll_for($node, $db, q{SELECT count(*) > 0 FROM pg_stat_activity
+		WHERE backend_type = 'bloomfilter build' AND wait_event_type = 'Lock'}, 't', 10),
+		"$what: the rebuild's worker waits for the writer");
+	return $h;
+}
+
+# Terminate the build worker(s); true if one was there.
+sub kill_build
+{
+	my $pids = build_workers();
+	return 0 if $pids eq '';
+	$node->safe_psql($db, "SELECT pg_terminate_backend(p) FROM unnest('{$pids}'::int[]) p");
+	return 1;
+}
+
+my $lb0 = $node->safe_psql($db, "SELECT last_build FROM bloom_shared_filters WHERE name = '$S'");
+my $h = stuck_rebuild('first kill', 'b1-uncommitted-1');
+no_false_negatives($node, $db, $S, 'SELECT k FROM b1', 'while the rebuild waits');
+ok(kill_build(), 'pg_terminate_backend of the waiting build worker');
+ok(poll_for($node, $db, "SELECT last_error IS NOT NULL AND next_try IS NOT NULL FROM bloom_shared_filters WHERE name = '$S'", 't', 10),
+	'after the kill: the view shows last_error and next_try');
+my ($state, $le) = split /\|/, (sqlstate($node, $db, "SELECT state, last_error FROM bloom_shared_filters WHERE name = '$S'"))[2] // '';
+note("after the kill: state $state, last_error: $le");
+ok($state eq 'failed' || $state eq 'ready' || $state eq 'rebuilding', "after the kill: a sane state ($state)");
+no_false_negatives($node, $db, $S, 'SELECT k FROM b1', 'after the kill');
+ok(poll_for($node, $db, q{SELECT count(*) > 0 FROM pg_stat_activity WHERE backend_type = 'bloomfilter build'}, 't', 10),
+	'the build is retried by itself (a worker is back within 10 s)');
+$h->query_safe('COMMIT');
+$h->quit;
+ok(poll_for($node, $db, "SELECT state = 'ready' AND last_build > '$lb0' FROM bloom_shared_filters WHERE name = '$S'", 't', 30),
+	'the writer committed: the filter ends ready, rebuilt (last_build advanced), without any user action');
+is($node->safe_psql($db, "SELECT bloom_shared_wait('$S', 1000)"), 't', '... and bloom_shared_wait agrees');
+no_false_negatives($node, $db, $S, 'SELECT k FROM b1', 'ready after the retried build');
+is($node->safe_psql($db, "SELECT bloom_shared_contains('$S', 'b1-uncommitted-1'::text)"), 't',
+	'the row committed by the writer the killed build waited for is found');
+
+# Several kills: the backoff grows; bloom_shared_rebuild retries at once.
+$h = stuck_rebuild('repeated kills', 'b1-uncommitted-2');
+my $kills = 0;
+for my $round (1 .. 3)
+{
+	# wait for the (re)started worker, then kill it
+	last unless poll_for($node, $db, q{SELECT count(*) > 0 FROM pg_stat_activity WHERE backend_type = 'bloomfilter build'}, 't', 12);
+	$kills += kill_build();
+	usleep(200_000);
+}
+is($kills, 3, 'the build was retried after each of three kills');
+ok(poll_for($node, $db, "SELECT next_try IS NOT NULL FROM bloom_shared_filters WHERE name = '$S'", 't', 5),
+	'after three kills: next_try is set');
+my $wait_s = (sqlstate($node, $db, "SELECT extract(epoch FROM next_try - clock_timestamp()) FROM bloom_shared_filters WHERE name = '$S'"))[2] // '';
+note("next retry in $wait_s s");
+$h->query_safe('COMMIT');
+$h->quit;
+my $t0 = time;
+$lb0 = $node->safe_psql($db, "SELECT last_build FROM bloom_shared_filters WHERE name = '$S'");
+sq("SELECT bloom_shared_rebuild('$S')");
+my $ready = poll_for($node, $db, "SELECT state = 'ready' AND last_build > '$lb0' FROM bloom_shared_filters WHERE name = '$S'", 't', 30);
+my $took = time - $t0;
+ok($ready, 'bloom_shared_rebuild after the kills: ready');
+ok($ready && ($wait_s eq '' || $wait_s < 1 || $took < $wait_s),
+	sprintf('bloom_shared_rebuild retried at once (ready after %.1f s; the scheduled retry was %s s away)', $took, $wait_s));
+no_false_negatives($node, $db, $S, 'SELECT k FROM b1', 'after the manual retry');
+note('ready again, last_error: ' . (sqlstate($node, $db, "SELECT coalesce(last_error, '<null>') FROM bloom_shared_filters WHERE name = '$S'"))[2]);
+
+# ===================================================== 4. DROP DATABASE ====
+$node->safe_psql($db, 'CREATE DATABASE d1');
+sq('CREATE EXTENSION bloomfilter', 'd1');
+make_tables('d1', 'a1', 'a2', 'a3', 'a4');
+for my $t ('a1', 'a2', 'a3', 'a4')
+{
+	sq("SELECT bloom_guard('$t', 'k')", 'd1');
+	wait_ready($node, 'd1', "public.$t.k", "d1: $t");
+}
+make_tables($db, 'b2', 'b3', 'b4');
+sq(q{SELECT bloom_unguard(rel, column_name) FROM bloom_shared_definitions});
+is($node->safe_psql($db, 'SELECT count(*) FROM bloom_shared_filters'), '0', 'no filter left in postgres');
+($st, $err) = run("SELECT bloom_guard('b1', 'k')");
+is($st, '53200', 'all four slots used by d1: a fifth guard fails with 53200') or diag($err);
+like($err, qr/bloomfilter\.max_shared_filters/, '... naming bloomfilter.max_shared_filters');
+is(guard_trigger_list($node, $db, 'b1'), '', 'the refused guard left no trigger');
+
+# A rebuild in d1 waiting for a writer when the database is dropped.
+my $w = $node->background_psql('d1', on_error_stop => 0);
+$w->query_safe(q{BEGIN; INSERT INTO a1 VALUES ('a1-uncommitted')});
+sq(q{SELECT bloom_shared_rebuild('public.a1.k')}, 'd1');
+ok(poll_for($node, $db, q{SELECT count(*) > 0 FROM pg_stat_activity WHERE backend_type = 'bloomfilter build'}, 't', 10),
+	'a rebuild in d1 waits for the writer');
+($st, $err) = run('DROP DATABASE d1 WITH (FORCE)');
+is($st, 'OK', 'DROP DATABASE d1 WITH (FORCE) while one of its builds waits') or diag($err);
+eval { $w->quit };
+my $ok = 0;
+my $deadline = time + 15;
+while (time < $deadline)
+{
+	($st, $err) = run("SELECT bloom_guard('b1', 'k')");
+	if ($st eq 'OK') { $ok = 1; last; }
+	usleep(250_000);
+}
+ok($ok, 'after DROP DATABASE, its slots are freed: a guard fits again within 15 s') or diag($err);
+for my $t ('b2', 'b3', 'b4')
+{
+	($st, $err) = run("SELECT bloom_guard('$t', 'k')");
+	is($st, 'OK', "after DROP DATABASE: guard $t (all four slots are free)") or diag($err);
+}
+for my $t ('b1', 'b2', 'b3', 'b4')
+{
+	wait_ready($node, $db, "public.$t.k", "after DROP DATABASE: $t");
+	no_false_negatives($node, $db, "public.$t.k", "SELECT k FROM $t", "after DROP DATABASE: $t");
+}
+is($node->safe_psql($db, 'SELECT count(*) FROM bloom_shared_filters'), '4', 'the view lists the four filters of this database');
+
+server_intact($node, $watch, 'end of 109');
+$node->stop;
+done_testing();
