@@ -10,13 +10,19 @@ CORE_OBJS = \
 	src/core/bf_sizing.o \
 	src/core/bf_text.o
 
-# the shared tier (server-resident filters; see src/shared/bf_shared.h)
+# the shared tier (server-resident filters; see src/README.md)
 SHARED_OBJS = \
-	src/shared/bf_shmem.o \
-	src/shared/bf_hotpath.o \
+	src/shared/bf_registry.o \
+	src/shared/bf_filter.o \
+	src/shared/bf_definitions.o \
+	src/shared/bf_security.o \
+	src/shared/bf_tree.o \
+	src/shared/bf_check.o \
 	src/shared/bf_guard.o \
+	src/shared/bf_ddl.o \
 	src/shared/bf_trigger.o \
-	src/shared/bf_worker.o
+	src/shared/bf_launcher.o \
+	src/shared/bf_build.o
 
 OBJS = \
 	src/bloomfilter.o \
@@ -33,7 +39,7 @@ OBJS = \
 
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core -I$(srcdir)/src/shared
 
-REGRESS = basics keys io setops aggregates expanded aggregates_auto shared
+REGRESS = basics keys io send setops aggregates expanded aggregates_auto shared
 REGRESS_OPTS = --load-extension=bloomfilter
 
 PG_CONFIG ?= pg_config

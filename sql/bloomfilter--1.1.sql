@@ -420,15 +420,14 @@ COMMENT ON AGGREGATE bloom_intersect_agg(bloomfilter) IS
 CREATE TABLE bloom_shared_definitions (
 	id bigserial PRIMARY KEY,
 	name text NOT NULL UNIQUE,
-	schema_name name NOT NULL,
-	table_name name NOT NULL,
+	rel regclass NOT NULL,
 	column_name name NOT NULL,
 	fpr float8 NOT NULL CHECK (fpr > 0 AND fpr < 1),
 	capacity bigint CHECK (capacity > 0),
-	UNIQUE (schema_name, table_name, column_name)
+	UNIQUE (rel, column_name)
 );
 COMMENT ON TABLE bloom_shared_definitions IS
-	'definitions of the shared bloom filters (managed by bloom_guard and bloom_unguard; capacity NULL: sized from the table)';
+	'definitions of the shared bloom filters (managed by bloom_guard and bloom_unguard; rel: the guarded table by OID; capacity NULL: sized from the table)';
 SELECT pg_catalog.pg_extension_config_dump('bloom_shared_definitions', '');
 SELECT pg_catalog.pg_extension_config_dump('bloom_shared_definitions_id_seq', '');
 GRANT SELECT ON bloom_shared_definitions TO PUBLIC;
@@ -439,7 +438,7 @@ CREATE FUNCTION bloom_guard(rel regclass, col name, fpr float8 DEFAULT 0.01,
 	AS 'MODULE_PATHNAME', 'bloom_guard'
 	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 COMMENT ON FUNCTION bloom_guard(regclass, name, float8, bigint) IS
-	'guard a column with a shared filter (table owner only): defines it, creates its trigger, builds it in the background without blocking writers; returns its name schema.table.column';
+	'guard a column with a shared filter (table owner only): defines it, creates its trigger, builds it in the background without blocking writers; returns its name "schema"."table"."column"';
 
 CREATE FUNCTION bloom_unguard(rel regclass, col name) RETURNS void
 	AS 'MODULE_PATHNAME', 'bloom_unguard'
@@ -460,29 +459,17 @@ CREATE FUNCTION bloom_shared_wait(name text, timeout_ms int DEFAULT 60000)
 COMMENT ON FUNCTION bloom_shared_wait(text, int) IS
 	'wait until the shared filter is ready with no build pending (true) or the timeout passes (false); call it after the transaction that guarded or rebuilt it committed';
 
-CREATE FUNCTION bloom_shared_contains(name text, key anyelement) RETURNS boolean
+CREATE FUNCTION bloom_shared_contains(name text, key anycompatible) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'bloom_shared_contains'
 	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL RESTRICTED;
-COMMENT ON FUNCTION bloom_shared_contains(text, anyelement) IS
-	'false if the key is definitely not in the guarded column; true ("maybe") otherwise, and whenever the filter is not ready; needs SELECT on the column';
+COMMENT ON FUNCTION bloom_shared_contains(text, anycompatible) IS
+	'false if no committed row holds the key (agreeing with WHERE column = key); true ("maybe") otherwise, and whenever the filter is not ready; needs SELECT on the column';
 
-CREATE FUNCTION bloom_shared_contains(name text, key text) RETURNS boolean
-	AS 'MODULE_PATHNAME', 'bloom_shared_contains_text'
-	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL RESTRICTED;
-COMMENT ON FUNCTION bloom_shared_contains(text, text) IS
-	'bloom_shared_contains for a string literal (read as the column''s type when the column is not text)';
-
-CREATE FUNCTION bloom_shared_add(name text, key anyelement) RETURNS void
+CREATE FUNCTION bloom_shared_add(name text, key anycompatible) RETURNS void
 	AS 'MODULE_PATHNAME', 'bloom_shared_add'
 	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
-COMMENT ON FUNCTION bloom_shared_add(text, anyelement) IS
+COMMENT ON FUNCTION bloom_shared_add(text, anycompatible) IS
 	'add a key to a loaded shared filter (table owner only); lost at the next rebuild unless the key is in the table';
-
-CREATE FUNCTION bloom_shared_add(name text, key text) RETURNS void
-	AS 'MODULE_PATHNAME', 'bloom_shared_add_text'
-	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
-COMMENT ON FUNCTION bloom_shared_add(text, text) IS
-	'bloom_shared_add for a string literal';
 
 CREATE FUNCTION bloom_shared_get(name text) RETURNS bloomfilter
 	AS 'MODULE_PATHNAME', 'bloom_shared_get'
@@ -494,7 +481,8 @@ CREATE FUNCTION bloom_shared_filters_info(
 	OUT name text, OUT definition_id bigint, OUT state text,
 	OUT capacity bigint, OUT bits bigint, OUT hashes int, OUT keys_added bigint,
 	OUT estimated_fpr float8, OUT memory_bytes bigint, OUT checks bigint,
-	OUT negatives bigint, OUT last_build timestamptz)
+	OUT negatives bigint, OUT last_build timestamptz, OUT last_error text,
+	OUT next_try timestamptz)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'bloom_shared_filters_info'
 	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -503,7 +491,7 @@ COMMENT ON FUNCTION bloom_shared_filters_info() IS
 
 CREATE VIEW bloom_shared_filters AS
 	SELECT d.name,
-		   pg_catalog.to_regclass(pg_catalog.format('%I.%I', d.schema_name, d.table_name)) AS "table",
+		   d.rel AS "table",
 		   d.column_name AS "column",
 		   coalesce(i.state, CASE WHEN pg_catalog.pg_is_in_recovery() THEN 'standby'
 								  ELSE 'not loaded' END) AS state,
@@ -514,32 +502,35 @@ CREATE VIEW bloom_shared_filters AS
 		   coalesce(i.memory_bytes, 0) AS memory_bytes,
 		   coalesce(i.checks, 0) AS checks,
 		   coalesce(i.negatives, 0) AS negatives,
-		   CASE WHEN i.checks > 0 THEN i.negatives::float8 / i.checks END AS negative_ratio,
-		   i.last_build
+		   CASE WHEN i.checks OPERATOR(pg_catalog.>) 0
+				THEN i.negatives::float8 OPERATOR(pg_catalog./) i.checks END AS negative_ratio,
+		   i.last_build,
+		   i.last_error,
+		   i.next_try
 	  FROM bloom_shared_definitions d
 	  LEFT JOIN bloom_shared_filters_info() i
-		ON i.name = d.name AND i.definition_id = d.id;
+		ON i.definition_id OPERATOR(pg_catalog.=) d.id;
 COMMENT ON VIEW bloom_shared_filters IS
-	'shared filters: state (building, ready, rebuilding, not loaded, standby), size, keys added, estimated FPR, checks and "no" answers (negative_ratio: the share of lookups that never reached the table)';
+	'shared filters: state (building, ready, rebuilding, suspended, failed, not loaded, standby), size, keys added, estimated FPR, checks and "no" answers (negative_ratio: the share of lookups that never reached the table), the last build error and when the build is retried';
 GRANT SELECT ON bloom_shared_filters TO PUBLIC;
 
 CREATE FUNCTION bloom_shared_trigger() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'bloom_shared_trigger'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION bloom_shared_trigger() IS
-	'AFTER INSERT OR UPDATE ... FOR EACH ROW trigger adding the row''s key to a shared filter (argument: the filter name); only on the guarded table or its partitions';
+	'AFTER INSERT OR UPDATE ... FOR EACH ROW trigger adding the row''s key to a shared filter (argument: the filter name); created by bloom_guard on the guarded table and its inheritance children';
 
 CREATE FUNCTION bloom_shared_ddl() RETURNS event_trigger
 	AS 'MODULE_PATHNAME', 'bloom_shared_ddl'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION bloom_shared_ddl() IS
-	'event trigger: drops the shared filters of dropped tables and columns, follows renames, rebuilds after a column type change';
+	'event trigger: keeps guards sound through DDL (drops, renames, type changes, partitions and inheritance children, the guard triggers themselves)';
 
 CREATE EVENT TRIGGER bloom_shared_sql_drop ON sql_drop
 	EXECUTE FUNCTION bloom_shared_ddl();
-CREATE EVENT TRIGGER bloom_shared_alter_table ON ddl_command_end
-	WHEN TAG IN ('ALTER TABLE')
+CREATE EVENT TRIGGER bloom_shared_ddl_command_end ON ddl_command_end
+	WHEN TAG IN ('ALTER TABLE', 'CREATE TABLE', 'CREATE TRIGGER', 'ALTER TRIGGER')
 	EXECUTE FUNCTION bloom_shared_ddl();
 -- they guard the filters in every session, replication ones included
 ALTER EVENT TRIGGER bloom_shared_sql_drop ENABLE ALWAYS;
-ALTER EVENT TRIGGER bloom_shared_alter_table ENABLE ALWAYS;
+ALTER EVENT TRIGGER bloom_shared_ddl_command_end ENABLE ALWAYS;

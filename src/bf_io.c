@@ -2,10 +2,11 @@
  * bf_io.c
  *		Text and binary I/O of bloomfilter values, and the bytea casts.
  *
- * send/recv and the bytea casts carry the portable byte format unchanged.
- * Text is a readable header and the bits in base64 (see bf_text.h).  Text
- * input, recv and the cast from bytea are untrusted: every field and length
- * is validated before anything is allocated.
+ * send/recv and the bytea casts carry the portable byte format unchanged,
+ * always in memory of their own: a copy, never the argument.  Text is a
+ * readable header and the bits in base64 (see bf_text.h).  Text input, recv
+ * and the cast from bytea are untrusted: no field or length read from them
+ * sizes an allocation before it is validated.
  */
 #include "postgres.h"
 
@@ -130,23 +131,31 @@ bloomfilter_recv(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(raw);
 }
 
-/* send and the cast to bytea: the format bytes as they are */
+/*
+ * send and the cast to bytea: the format bytes, in a new bytea with a 4-byte
+ * header.  Never the argument itself: callers free what a send function
+ * returns (array_send, record_send, pgoutput in binary mode), and an inline
+ * value lies inside their array or tuple.  PG_DETOAST_DATUM_COPY copies once
+ * in every case: detoasting (or flattening an expanded value, or widening a
+ * 1-byte header) already yields new memory, else the value is copied.
+ */
 Datum
 bloomfilter_send(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BYTEA_P(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
+	PG_RETURN_BYTEA_P((bytea *) PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0)));
 }
 
 Datum
 bloom_to_bytea(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BYTEA_P(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
+	PG_RETURN_BYTEA_P((bytea *) PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0)));
 }
 
+/* the cast from bytea: a validated copy, as the cast to bytea gives one */
 Datum
 bloom_from_bytea(PG_FUNCTION_ARGS)
 {
-	bytea	   *b = PG_GETARG_BYTEA_P(0);
+	bytea	   *b = PG_GETARG_BYTEA_P_COPY(0);
 	char		msg[256];
 	BfHeader	h;
 

@@ -15,7 +15,7 @@ PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
-/* src/shared/bf_shmem.c (the value tier includes nothing from shared/) */
+/* src/shared/bf_registry.c (the value tier includes nothing from shared/) */
 extern void bf_shared_init(void);
 
 void

@@ -1,21 +1,14 @@
 /*
  * bf_shared.h
  *		The shared tier: named Bloom filters resident in server shared memory,
- *		kept current by triggers (DESIGN.md §8).
+ *		kept current by triggers.  See src/README.md for the design and the
+ *		concurrency protocol.
  *
- * Shared memory holds a registry of bloomfilter.max_shared_filters slots and
- * one pool of bloomfilter.shared_memory bytes for the bit arrays.  A slot is
- * tied to its definition (a row of the extension's configuration table
- * bloom_shared_definitions) by the table's OID and the row's id, so a stale
- * slot (extension dropped and re-created, definition rolled back) never
- * answers for another definition.
- *
- * Locks: the registry lock protects slot identity and the pool's extents; a
- * slot's own lock protects what checks and adds read (which buffers are
- * live).  Whoever takes both takes the registry lock first.  Checks and adds
- * take the slot lock in shared mode; a build swaps buffers in exclusive mode.
- * Bits only go from 0 to 1 in a published buffer: adds use atomic OR on
- * 32-bit words, checks read plain bytes.
+ * A filter is defined by a row of the extension's configuration table
+ * bloom_shared_definitions (name, guarded table by OID, column, rate,
+ * capacity); its bits live in a slot of the registry in shared memory.
+ * Code outside the registry refers to a filter through a BfFilterRef and
+ * the functions below, never through the slot itself.
  *
  * The value tier (the .c files directly in src/) never includes this file.
  */
@@ -25,134 +18,124 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "nodes/pg_list.h"
 #include "port/atomics.h"
 #include "storage/latch.h"
 #include "storage/lwlock.h"
+#include "storage/lockdefs.h"
 #include "utils/timestamp.h"
 
 #include "bf_format.h"
 #include "bf_hash.h"
 #include "bf_keys.h"
 
-/* schema.table.column, each at most NAMEDATALEN - 1 bytes */
-#define BF_SHARED_NAME_LEN	(3 * NAMEDATALEN)
+/* "schema"."table"."column", each part quoted as needed */
+#define BF_SHARED_NAME_LEN	(3 * (2 * NAMEDATALEN + 2))
 #define BF_SHARED_CONFIG_TABLE	"bloom_shared_definitions"
+#define BF_TRIGGER_FUNCTION "bloom_shared_trigger"
 #define BF_POOL_ALIGN		64
 #define BF_MAX_LOAD_REQUESTS 32
 
-typedef struct BfSharedSlot
-{
-	/* identity: written under the registry lock and the slot lock */
-	bool		in_use;
-	uint32		generation;		/* bumped each time the slot is (re)assigned */
-	Oid			dbid;
-	Oid			cfgoid;			/* OID of the configuration table */
-	int64		defid;			/* id of the definition row */
-	char		name[BF_SHARED_NAME_LEN];
-
-	/* extents in the pool: written under the registry lock (bytes 0: none) */
-	uint64		live_off;
-	uint64		live_bytes;
-	uint64		next_off;
-	uint64		next_bytes;
-
-	/* what checks and adds use: under the slot lock */
-	bool		has_live;
-	bool		has_next;
-	BfHeader	live_hdr;
-	BfHeader	next_hdr;
-	Oid			relid;
-	int16		attnum;
-	Oid			atttypid;
-	int			key_kind;
-	uint64		grow_threshold; /* live adds past which to grow */
-	TimestampTz last_build;
-
-	pg_atomic_uint64 added;		/* keys added to live */
-	pg_atomic_uint64 next_added;	/* keys added to next */
-	pg_atomic_uint64 checks;
-	pg_atomic_uint64 negatives;
-	pg_atomic_uint32 grow_requested;
-	pg_atomic_uint32 pending;	/* a build is requested or running */
-	int64		request_capacity;	/* capacity asked for by a grow request */
-} BfSharedSlot;
-
-typedef struct BfSharedState
-{
-	int			nslots;
-	uint64		pool_bytes;
-	pid_t		launcher_pid;
-	Latch	   *launcher_latch;
-	/* databases whose definitions should be loaded (under registry lock) */
-	int			nload;
-	Oid			load_dbid[BF_MAX_LOAD_REQUESTS];
-	BfSharedSlot slots[FLEXIBLE_ARRAY_MEMBER];
-} BfSharedState;
-
-/* a definition row */
+/* A definition row (name first: it is the key of the per-backend cache). */
 typedef struct BfDefinition
 {
 	char		name[BF_SHARED_NAME_LEN];
 	int64		id;
-	NameData	schema_name;
-	NameData	table_name;
+	Oid			relid;			/* the guarded table */
 	NameData	column_name;
 	double		fpr;
 	int64		capacity;		/* 0: sized from the table */
 } BfDefinition;
 
-/* bf_shmem.c */
+/* Where a call site found a filter: valid until the slot is reset or freed. */
+typedef struct BfFilterRef
+{
+	int			slot;			/* -1: none */
+	uint32		generation;
+} BfFilterRef;
+
+#define BF_FILTER_REF_NONE	((BfFilterRef) {-1, 0})
+
+/* What a check of a loaded filter said. */
+typedef enum BfCheckResult
+{
+	BF_CHECK_UNKNOWN,			/* not loaded, building, suspended: "maybe" */
+	BF_CHECK_MAYBE,
+	BF_CHECK_NO,
+	BF_CHECK_WRONG_KIND			/* built for keys of another kind */
+} BfCheckResult;
+
+/* bf_registry.c: GUCs, shared memory, slots */
 extern bool bf_shared_enabled;
 extern int	bf_shared_memory_mb;
 extern int	bf_max_shared_filters;
-extern BfSharedState *bf_shared;
-extern char *bf_pool;
 
 extern void bf_shared_init(void);	/* from _PG_init during preload */
 extern void bf_shared_check_enabled(void);
-extern LWLock *bf_registry_lock(void);
-extern LWLock *bf_slot_lock(int i);
-extern int	bf_slot_find(Oid dbid, const char *name, Oid cfgoid, int64 defid);
-extern int	bf_slot_find_or_create(Oid dbid, const char *name, Oid cfgoid, int64 defid);
-extern void bf_slot_free(int i);
-extern void bf_slots_purge_db(Oid dbid, Oid cfgoid, const char *name);
-extern bool bf_pool_alloc(uint64 bytes, uint64 *off);	/* registry lock held exclusively */
-extern uint64 bf_pool_used(void);	/* registry lock held */
+extern bool bf_shared_available(void);
+extern uint64 bf_shared_max_nbits(void);
+extern bool bf_filter_lookup(const BfDefinition *def, bool create, BfFilterRef *ref);
+extern void bf_filter_request_build(const BfDefinition *def, TransactionId wait_xid,
+									bool forget);
+extern void bf_filter_forget(int64 defid);
+extern void bf_filters_forget_db(Oid dbid, Oid keep_cfgoid);
 extern void bf_request_load(Oid dbid);
 extern void bf_wake_launcher(void);
 
-/* definitions (per-backend cache) */
+/* bf_filter.c: operations on a loaded filter */
+extern BfCheckResult bf_filter_check(const BfFilterRef *ref, BfHash h, int kind,
+									 int *filter_kind);
+extern BfCheckResult bf_filter_add(const BfFilterRef *ref, BfHash h, int kind,
+								   int *filter_kind);
+extern struct varlena *bf_filter_snapshot(const BfFilterRef *ref);
+extern bool bf_filter_is_ready(const BfFilterRef *ref);
+extern bool bf_filter_waits_for(const BfFilterRef *ref, TransactionId xid);
+extern bool bf_filter_is_suspended(const BfDefinition *def);
+
+/* bf_definitions.c: the configuration table */
+extern uint64 bf_def_epoch;
 extern Oid	bf_extension_schema(bool missing_ok);
 extern Oid	bf_config_table(bool missing_ok);
-extern uint64 bf_def_epoch;
-extern bool bf_def_lookup(const char *name, BfDefinition *def);
+extern bool bf_def_by_name(const char *name, BfDefinition *def);
+extern bool bf_def_by_id(int64 id, BfDefinition *def);
 extern List *bf_def_all(void);	/* of BfDefinition *, fresh read */
 extern void bf_def_invalidate(void);
+extern int64 bf_def_insert(const BfDefinition *def);
+extern void bf_def_delete(int64 id);
 
-/* bf_hotpath.c */
-extern void bf_shared_add_hash(uint8 *bits, const BfHeader *h, BfHash hash);
-extern uint64 bf_grow_threshold(const BfHeader *h);
-extern bool bf_slot_add_locked(BfSharedSlot *s, BfHash h);
-extern void bf_slot_unload(int i);
-
-/* bf_worker.c */
-#define BF_WORKER_LOAD		1	/* build every definition of a database not loaded */
-#define BF_WORKER_BUILD		2	/* (re)build one filter */
-
-typedef struct BfWorkerArgs
+/* bf_tree.c: guarded tables, their inheritance trees and guard triggers */
+typedef enum BfGuardState
 {
-	int32		mode;
-	TransactionId wait_xid;
-	int64		capacity;
-	int32		slot;			/* BUILD: the slot and its generation */
-	uint32		generation;
-} BfWorkerArgs;
+	BF_GUARD_OK,				/* every table of the tree has it, firing ALWAYS */
+	BF_GUARD_NOT_ALWAYS,		/* enabled somewhere as ORIGIN or REPLICA only */
+	BF_GUARD_CHILD_MISSING,		/* an inheritance child lacks it */
+	BF_GUARD_DISABLED,			/* disabled on some table of the tree */
+	BF_GUARD_BAD_SHAPE,			/* not AFTER INSERT OR UPDATE FOR EACH ROW */
+	BF_GUARD_MISSING			/* the guarded table itself lacks it */
+} BfGuardState;
 
-extern void bf_register_launcher(void);
-extern bool bf_start_worker(Oid dbid, int mode, TransactionId wait_xid,
-							int slot, int64 capacity);
-
-/* bf_guard.c */
+extern Oid	bf_trigger_function(bool missing_ok);
+extern List *bf_tree_members(Oid relid, LOCKMODE lockmode);
+extern bool bf_tree_contains(Oid root, Oid relid);
+extern BfGuardState bf_guard_state(Oid root, const char *name, Oid *culprit);
+extern List *bf_guard_triggers(Oid relid, const char *name);	/* of names */
+extern double bf_tree_estimate_rows(Oid relid);
+extern void bf_tree_check_guardable(Oid root);
 extern void bf_check_owner(Oid relid);
+extern char *bf_filter_name(Oid relid, const char *column);
+
+/* bf_guard.c: guards and their triggers */
+extern int	bf_own_ddl;
+extern void bf_guard_create_trigger(Oid relid, const BfDefinition *def);
+extern void bf_guard_enable_always(Oid relid, const BfDefinition *def);
+extern void bf_guard_drop_triggers(const BfDefinition *def);
+extern void bf_guard_remove(const BfDefinition *def);
+
+/* bf_security.c: running SQL and user-reachable code safely */
+extern int	bf_fixed_search_path(void);
+extern void bf_restore_search_path(int nestlevel);
+extern Oid	bf_rel_owner(Oid relid);
+extern void bf_spi_exec(const char *sql, int nargs, Oid *types, Datum *values,
+						int expect);
 
 #endif							/* BF_SHARED_H */

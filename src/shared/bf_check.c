@@ -1,0 +1,571 @@
+/*
+ * bf_check.c
+ *		The SQL functions that use a shared filter: bloom_shared_contains,
+ *		bloom_shared_add, bloom_shared_get and bloom_shared_wait.
+ *
+ * Each call site (FmgrInfo) caches what it resolved: the definition, the
+ * guarded column's key type, how an argument of another type becomes a key
+ * of the column's type, and where the filter lives.  Access is checked again
+ * in every transaction.
+ *
+ * Agreeing with "WHERE column = value": a check must answer "maybe" whenever
+ * that condition would find a row.  So a key is converted the way
+ * PostgreSQL's "=" would treat it:
+ *  - a string given to the text overloads is read by the column type's input
+ *    function (without typmod, as a literal in WHERE is): char(n) ignores
+ *    trailing blanks, name clips to 63 bytes, oid accepts "-1";
+ *  - a value of another type: pg_catalog's "=" for (column type, value
+ *    type) is looked up.  If it compares as the column's type, the value is
+ *    cast to it (implicit casts only); if it is a cross-type operator of the
+ *    same key kind (int8 = int4), the value is hashed as it is; if it would
+ *    convert the column instead (a varchar column against a char(n) value),
+ *    the check is refused with an error naming the cast to use.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/primnodes.h"
+#include "nodes/value.h"
+#include "parser/parse_coerce.h"
+#include "parser/parse_oper.h"
+#include "pgstat.h"
+#include "storage/proc.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rls.h"
+#include "utils/syscache.h"
+
+#include "bf_shared.h"
+
+PG_FUNCTION_INFO_V1(bloom_shared_contains);
+PG_FUNCTION_INFO_V1(bloom_shared_contains_text);
+PG_FUNCTION_INFO_V1(bloom_shared_add);
+PG_FUNCTION_INFO_V1(bloom_shared_add_text);
+PG_FUNCTION_INFO_V1(bloom_shared_get);
+PG_FUNCTION_INFO_V1(bloom_shared_wait);
+
+#if PG_VERSION_NUM >= 170000
+#define BF_LXID		(MyProc->vxid.lxid)
+#else
+#define BF_LXID		(MyProc->lxid)
+#endif
+
+typedef enum SiteMode
+{
+	SITE_READ,					/* SELECT on the column, no row security */
+	SITE_WRITE					/* ownership of the table */
+} SiteMode;
+
+typedef enum ConvKind
+{
+	CONV_NONE,					/* hash the argument as it is */
+	CONV_RELABEL,				/* binary-compatible: hash as the column type */
+	CONV_FUNC,					/* a cast function */
+	CONV_IO,					/* the argument's output, the column's input */
+	CONV_PARSE					/* a string read by the column's input */
+} ConvKind;
+
+typedef struct BfSharedSite
+{
+	/* valid while these match */
+	uint64		epoch;
+	Oid			userid;
+	Oid			argtype;
+	char		name[BF_SHARED_NAME_LEN];
+	LocalTransactionId checked_lxid;	/* access checked in this transaction */
+
+	BfDefinition def;
+	AttrNumber	attnum;
+	BfKeyType	colkt;			/* the column's key type */
+	BfKeyType	argkt;			/* CONV_NONE: the argument's key type */
+	ConvKind	conv;
+	FmgrInfo	conv_fn;
+	int			conv_nargs;
+	FmgrInfo	out_fn;
+	Oid			in_ioparam;
+	BfFilterRef ref;
+	bool		load_requested;
+} BfSharedSite;
+
+static void
+undefined_filter(const char *name)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_OBJECT),
+			 errmsg("shared bloom filter \"%s\" does not exist", name),
+			 errhint("Create it with bloom_guard(table, column); the view bloom_shared_filters lists the existing ones.")));
+}
+
+static void
+check_read_access(BfSharedSite *site, Oid userid)
+{
+	Oid			relid = site->def.relid;
+
+	if (pg_class_aclcheck(relid, userid, ACL_SELECT) != ACLCHECK_OK &&
+		pg_attribute_aclcheck(relid, site->attnum, userid, ACL_SELECT) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for column %s of table %s",
+						quote_identifier(NameStr(site->def.column_name)),
+						get_rel_name(relid)),
+				 errdetail("Checking shared bloom filter \"%s\" reveals whether the column holds a value.",
+						   site->name),
+				 errhint("Grant SELECT on the column (or the table) to the role.")));
+	if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("shared bloom filter \"%s\" cannot be used under row-level security of table %s",
+						site->name, get_rel_name(relid)),
+				 errdetail("The filter holds the keys of every row, including rows the policies hide from this role."),
+				 errhint("Use it from a role that bypasses row-level security on the table, such as its owner.")));
+}
+
+static void
+check_access(BfSharedSite *site, SiteMode mode)
+{
+	if (site->checked_lxid == BF_LXID)
+		return;
+	if (mode == SITE_READ)
+		check_read_access(site, GetUserId());
+	else
+		bf_check_owner(site->def.relid);
+	site->checked_lxid = BF_LXID;
+}
+
+/*
+ * Does "=" with a left input of type left compare a column of type colbase
+ * as the column's canonical keys do?  Its own type, or one that shares its
+ * bytes and its equality (varchar as text, int4 as oid); not char(n), whose
+ * equality ignores trailing blanks where the other strings' does not.
+ */
+static bool
+column_compares_as(Oid colbase, Oid left)
+{
+	if (left == colbase)
+		return true;
+	return IsBinaryCoercible(colbase, left) &&
+		colbase != BPCHAROID && left != BPCHAROID;
+}
+
+/* A key of type argtype for a column of type colbase: how to hash it. */
+static void
+resolve_conversion(BfSharedSite *site, MemoryContext mcxt, Oid argtype)
+{
+	Oid			colbase = site->colkt.basetype;
+	Oid			argbase = getBaseType(argtype);
+	Operator	op;
+	Form_pg_operator form;
+	Oid			left,
+				right;
+	Oid			funcid;
+	CoercionPathType path;
+
+	if (argbase == colbase)
+	{
+		site->conv = CONV_RELABEL;
+		return;
+	}
+	op = oper(NULL, list_make2(makeString("pg_catalog"), makeString("=")),
+			  colbase, argbase, true, -1);
+	if (op == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("cannot check a key of type %s against shared bloom filter \"%s\" of a column of type %s",
+						format_type_be(argtype), site->name, format_type_be(colbase)),
+				 errdetail("There is no equality operator between the two types."),
+				 errhint("Cast the key to %s.", format_type_be(colbase))));
+	form = (Form_pg_operator) GETSTRUCT(op);
+	left = form->oprleft;
+	right = form->oprright;
+	ReleaseSysCache(op);
+
+	/* else "=" converts the column: its answer could disagree with the keys */
+	if (!column_compares_as(colbase, left))
+		path = COERCION_PATH_NONE;
+	else if (right == argbase && right != left)
+	{
+		/* a cross-type operator: both sides keep their type */
+		bf_key_type_init(&site->argkt, argtype, site->colkt.collation, InvalidOid);
+		bf_key_check_kind(site->colkt.kind, &site->argkt);
+		site->conv = CONV_NONE;
+		return;
+	}
+	else if (right == left)
+		path = find_coercion_pathway(left, argbase, COERCION_IMPLICIT, &funcid);
+	else
+		path = COERCION_PATH_NONE;
+	switch (path)
+	{
+		case COERCION_PATH_RELABELTYPE:
+			site->conv = CONV_RELABEL;
+			break;
+		case COERCION_PATH_FUNC:
+			fmgr_info_cxt(funcid, &site->conv_fn, mcxt);
+			site->conv_nargs = get_func_nargs(funcid);
+			site->conv = CONV_FUNC;
+			break;
+		case COERCION_PATH_COERCEVIAIO:
+			{
+				Oid			outfn;
+				Oid			infn;
+				bool		varlena;
+
+				getTypeOutputInfo(argbase, &outfn, &varlena);
+				fmgr_info_cxt(outfn, &site->out_fn, mcxt);
+				getTypeInputInfo(left, &infn, &site->in_ioparam);
+				fmgr_info_cxt(infn, &site->conv_fn, mcxt);
+				site->conv = CONV_IO;
+				break;
+			}
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("cannot check a key of type %s against shared bloom filter \"%s\" of a column of type %s",
+							format_type_be(argtype), site->name, format_type_be(colbase)),
+					 errdetail("PostgreSQL would compare them as %s, not as the column's type, so the filter's answer could disagree with \"=\".",
+							   format_type_be(left)),
+					 errhint("Cast the key to %s.", format_type_be(colbase))));
+	}
+}
+
+/*
+ * The type a text argument had before PostgreSQL cast it to text implicitly
+ * to call a text overload (TEXTOID if it was not cast).  A char(n) value has
+ * lost its trailing blanks by then, a citext value its case-insensitivity:
+ * such a key could disagree with "=".
+ */
+static Oid
+text_arg_source_type(FmgrInfo *flinfo, int argno)
+{
+	Node	   *expr = flinfo->fn_expr;
+	List	   *args;
+	Node	   *arg;
+
+	if (expr == NULL)
+		return TEXTOID;
+	if (IsA(expr, FuncExpr))
+		args = ((FuncExpr *) expr)->args;
+	else
+		return TEXTOID;
+	if (list_length(args) <= argno)
+		return TEXTOID;
+	arg = list_nth(args, argno);
+	if (IsA(arg, RelabelType) &&
+		((RelabelType *) arg)->relabelformat == COERCE_IMPLICIT_CAST)
+		return exprType((Node *) ((RelabelType *) arg)->arg);
+	if (IsA(arg, FuncExpr) &&
+		((FuncExpr *) arg)->funcformat == COERCE_IMPLICIT_CAST &&
+		((FuncExpr *) arg)->args != NIL)
+		return exprType(linitial(((FuncExpr *) arg)->args));
+	if (IsA(arg, CoerceViaIO) &&
+		((CoerceViaIO *) arg)->coerceformat == COERCE_IMPLICIT_CAST)
+		return exprType((Node *) ((CoerceViaIO *) arg)->arg);
+	return TEXTOID;
+}
+
+static void
+check_text_arg(FunctionCallInfo fcinfo, const char *name)
+{
+	Oid			source = getBaseType(text_arg_source_type(fcinfo->flinfo, 1));
+
+	if (source != TEXTOID && source != VARCHAROID && source != NAMEOID &&
+		source != UNKNOWNOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("cannot check a key of type %s against shared bloom filter \"%s\" through a conversion to text",
+						format_type_be(source), name),
+				 errdetail("The conversion can change which values are equal (char(n) drops trailing blanks, citext ignores case)."),
+				 errhint("Cast the key to the guarded column's type.")));
+}
+
+/* Resolve a call site: definition, column, access, key conversion. */
+static BfSharedSite *
+site_setup(FunctionCallInfo fcinfo, SiteMode mode, bool text_arg)
+{
+	BfSharedSite *site = fcinfo->flinfo->fn_extra;
+	MemoryContext mcxt = fcinfo->flinfo->fn_mcxt;
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	Oid			userid = GetUserId();
+	Oid			argtype = text_arg ? TEXTOID : get_fn_expr_argtype(fcinfo->flinfo, 1);
+	Oid			atttypid;
+	int32		atttypmod;
+	Oid			attcoll;
+
+	if (site && site->epoch == bf_def_epoch && site->userid == userid &&
+		site->argtype == argtype && strcmp(site->name, name) == 0)
+	{
+		pfree(name);
+		check_access(site, mode);
+		return site;
+	}
+	if (site == NULL)
+		site = MemoryContextAllocZero(mcxt, sizeof(BfSharedSite));
+	else
+		memset(site, 0, sizeof(BfSharedSite));
+	fcinfo->flinfo->fn_extra = site;
+
+	if (!bf_def_by_name(name, &site->def))
+		undefined_filter(name);
+	if (text_arg)
+		check_text_arg(fcinfo, name);
+	strlcpy(site->name, name, sizeof(site->name));
+	site->attnum = get_attnum(site->def.relid, NameStr(site->def.column_name));
+	if (site->attnum == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("the column guarded by shared bloom filter \"%s\" no longer exists",
+						name)));
+	check_access(site, mode);
+
+	get_atttypetypmodcoll(site->def.relid, site->attnum, &atttypid, &atttypmod, &attcoll);
+	bf_key_type_init(&site->colkt, atttypid, attcoll, InvalidOid);
+	if (!OidIsValid(argtype))
+		elog(ERROR, "could not determine the type of the key");
+	if (getBaseType(argtype) == TEXTOID &&
+		site->colkt.basetype != TEXTOID && site->colkt.basetype != VARCHAROID)
+	{
+		Oid			infn;
+
+		getTypeInputInfo(site->colkt.basetype, &infn, &site->in_ioparam);
+		fmgr_info_cxt(infn, &site->conv_fn, mcxt);
+		site->conv = CONV_PARSE;
+	}
+	else
+		resolve_conversion(site, mcxt, argtype);
+	site->ref = BF_FILTER_REF_NONE;
+	site->argtype = argtype;
+	site->userid = userid;
+	site->epoch = bf_def_epoch;
+	pfree(name);
+	return site;
+}
+
+static BfHash
+site_hash(BfSharedSite *site, Datum key)
+{
+	Datum		v = key;
+
+	switch (site->conv)
+	{
+		case CONV_NONE:
+			return bf_key_hash(&site->argkt, key, BF_LAYOUT_BLOCKED);
+		case CONV_RELABEL:
+			break;
+		case CONV_FUNC:
+			if (site->conv_nargs == 1)
+				v = FunctionCall1(&site->conv_fn, key);
+			else
+				v = FunctionCall3(&site->conv_fn, key, Int32GetDatum(-1),
+								  BoolGetDatum(false));
+			break;
+		case CONV_IO:
+			v = InputFunctionCall(&site->conv_fn, OutputFunctionCall(&site->out_fn, key),
+								  site->in_ioparam, -1);
+			break;
+		case CONV_PARSE:
+			v = InputFunctionCall(&site->conv_fn, TextDatumGetCString(key),
+								  site->in_ioparam, -1);
+			break;
+	}
+	return bf_key_hash(&site->colkt, v, BF_LAYOUT_BLOCKED);
+}
+
+/* The key kind a call site hashes with. */
+static int
+site_kind(BfSharedSite *site)
+{
+	return site->conv == CONV_NONE ? site->argkt.kind : site->colkt.kind;
+}
+
+/*
+ * Make sure the site's reference points at the filter's slot, if it has
+ * one; without one, ask (once per call site) for the database's filters to
+ * be loaded.
+ */
+static void
+site_refresh(BfSharedSite *site)
+{
+	if (bf_filter_lookup(&site->def, false, &site->ref))
+		return;
+	if (!site->load_requested && !RecoveryInProgress())
+	{
+		site->load_requested = true;
+		bf_request_load(MyDatabaseId);
+	}
+}
+
+/* The filter was built for a column of another type: re-resolve next time. */
+static void
+wrong_kind(BfSharedSite *site, int filter_kind)
+{
+	BfKeyType	kt = site->conv == CONV_NONE ? site->argkt : site->colkt;
+
+	bf_key_check_kind(filter_kind, &kt);
+	site->epoch = 0;
+}
+
+static Datum
+contains_common(FunctionCallInfo fcinfo, bool text_arg)
+{
+	BfSharedSite *site;
+	BfHash		h;
+	BfCheckResult r;
+	int			filter_kind = BF_KEY_NONE;
+
+	bf_shared_check_enabled();
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	site = site_setup(fcinfo, SITE_READ, text_arg);
+	if (PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	h = site_hash(site, PG_GETARG_DATUM(1));
+	if (RecoveryInProgress())
+		PG_RETURN_BOOL(true);
+	r = bf_filter_check(&site->ref, h, site_kind(site), &filter_kind);
+	if (r == BF_CHECK_UNKNOWN)
+	{
+		site_refresh(site);
+		r = bf_filter_check(&site->ref, h, site_kind(site), &filter_kind);
+	}
+	if (r == BF_CHECK_WRONG_KIND)
+		wrong_kind(site, filter_kind);
+	PG_RETURN_BOOL(r != BF_CHECK_NO);
+}
+
+Datum
+bloom_shared_contains(PG_FUNCTION_ARGS)
+{
+	return contains_common(fcinfo, false);
+}
+
+Datum
+bloom_shared_contains_text(PG_FUNCTION_ARGS)
+{
+	return contains_common(fcinfo, true);
+}
+
+static Datum
+add_common(FunctionCallInfo fcinfo, bool text_arg)
+{
+	BfSharedSite *site;
+	BfHash		h;
+	BfCheckResult r;
+	int			filter_kind = BF_KEY_NONE;
+
+	bf_shared_check_enabled();
+	PreventCommandDuringRecovery("bloom_shared_add()");
+	if (PG_ARGISNULL(0))
+		PG_RETURN_VOID();
+	site = site_setup(fcinfo, SITE_WRITE, text_arg);
+	if (PG_ARGISNULL(1))
+		PG_RETURN_VOID();
+	h = site_hash(site, PG_GETARG_DATUM(1));
+	r = bf_filter_add(&site->ref, h, site_kind(site), &filter_kind);
+	if (r == BF_CHECK_UNKNOWN)
+	{
+		site_refresh(site);
+		r = bf_filter_add(&site->ref, h, site_kind(site), &filter_kind);
+	}
+	if (r == BF_CHECK_WRONG_KIND)
+		wrong_kind(site, filter_kind);
+	if (r != BF_CHECK_MAYBE)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("shared bloom filter \"%s\" is not loaded", site->name),
+				 errdetail("A key added now would be lost when the filter is built from its table."),
+				 errhint("Wait for it with bloom_shared_wait('%s').", site->name)));
+	PG_RETURN_VOID();
+}
+
+Datum
+bloom_shared_add(PG_FUNCTION_ARGS)
+{
+	return add_common(fcinfo, false);
+}
+
+Datum
+bloom_shared_add_text(PG_FUNCTION_ARGS)
+{
+	return add_common(fcinfo, true);
+}
+
+Datum
+bloom_shared_get(PG_FUNCTION_ARGS)
+{
+	BfSharedSite *site;
+	struct varlena *result = NULL;
+
+	bf_shared_check_enabled();
+	site = site_setup(fcinfo, SITE_READ, true);
+	if (!RecoveryInProgress())
+	{
+		result = bf_filter_snapshot(&site->ref);
+		if (result == NULL)
+		{
+			site_refresh(site);
+			result = bf_filter_snapshot(&site->ref);
+		}
+	}
+	if (result == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("shared bloom filter \"%s\" is not ready", site->name),
+				 errhint("Wait for it with bloom_shared_wait('%s'); the view bloom_shared_filters shows its state.",
+						 site->name)));
+	PG_RETURN_POINTER(result);
+}
+
+Datum
+bloom_shared_wait(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	int32		timeout_ms = PG_GETARG_INT32(1);
+	BfDefinition def;
+	BfFilterRef ref = BF_FILTER_REF_NONE;
+	TimestampTz deadline;
+	bool		requested = false;
+
+	bf_shared_check_enabled();
+	if (!bf_def_by_name(name, &def))
+		undefined_filter(name);
+	if (RecoveryInProgress())
+		PG_RETURN_BOOL(false);
+	if (TransactionIdIsValid(GetTopTransactionIdIfAny()) &&
+		bf_filter_lookup(&def, false, &ref) &&
+		bf_filter_waits_for(&ref, GetTopTransactionIdIfAny()))
+	{
+		ereport(NOTICE,
+				(errmsg("shared bloom filter \"%s\" is built after this transaction ends",
+						name),
+				 errhint("Call bloom_shared_wait() after COMMIT.")));
+		PG_RETURN_BOOL(false);
+	}
+	deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), Max(timeout_ms, 0));
+	for (;;)
+	{
+		if (bf_filter_lookup(&def, false, &ref))
+		{
+			if (bf_filter_is_ready(&ref))
+				PG_RETURN_BOOL(true);
+		}
+		else if (!requested)
+		{
+			bf_request_load(MyDatabaseId);
+			requested = true;
+		}
+		if (GetCurrentTimestamp() >= deadline)
+			PG_RETURN_BOOL(false);
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 10, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}

@@ -1,0 +1,486 @@
+/*
+ * bf_ddl.c
+ *		The event triggers that keep guards sound through DDL.
+ *
+ * After every command that can touch a guarded table or its triggers
+ * (ddl_command_end of ALTER TABLE, CREATE TABLE, CREATE TRIGGER and ALTER
+ * TRIGGER; sql_drop of anything), each guard whose tree the command touched
+ * is checked against the catalogs as the command left them:
+ *
+ *  - guarded table or column dropped: the guard goes with it;
+ *  - the guarded table's guard trigger dropped or replaced by another:
+ *    the guard is removed (NOTICE); checks then fail, never answer "no";
+ *  - a guard trigger of another shape (BEFORE, no UPDATE, WHEN, column
+ *    list): refused;
+ *  - a guard trigger disabled anywhere in the tree: the filter is dropped
+ *    from memory and checks answer "maybe"; the build that follows finds the
+ *    trigger disabled and leaves the guard suspended until it is enabled;
+ *  - a guard trigger enabled other than ALWAYS (ENABLE, ENABLE REPLICA,
+ *    ENABLE TRIGGER ALL, CREATE OR REPLACE): set back to ALWAYS;
+ *  - an inheritance child without the guard trigger: it gets one;
+ *  - the guarded column renamed, or changed to a type without a canonical
+ *    form: refused;
+ *  - anything else an ALTER TABLE may do to keys (type change, rewrite,
+ *    ATTACH PARTITION, INHERIT): the filter is dropped from memory (checks
+ *    answer "maybe") and rebuilt.
+ *
+ * Queries run with a fixed search_path and schema-qualified names.
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_trigger.h"
+#include "commands/extension.h"
+#include "commands/event_trigger.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "tcop/deparse_utility.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "bf_shared.h"
+
+PG_FUNCTION_INFO_V1(bloom_shared_ddl);
+
+/* A table a command touched, and whether its keys may have changed. */
+typedef struct Touched
+{
+	Oid			relid;
+	bool		keys_changed;
+	bool		triggers_changed;
+} Touched;
+
+static Oid
+trigger_table(Oid trigoid)
+{
+	Relation	rel = table_open(TriggerRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			relid = InvalidOid;
+
+	ScanKeyInit(&key, Anum_pg_trigger_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(trigoid));
+	scan = systable_beginscan(rel, TriggerOidIndexId, true, NULL, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+		relid = ((Form_pg_trigger) GETSTRUCT(tup))->tgrelid;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return relid;
+}
+
+static List *
+touch(List *touched, Oid relid, bool keys_changed, bool triggers_changed)
+{
+	ListCell   *lc;
+	Touched    *t;
+
+	if (!OidIsValid(relid))
+		return touched;
+	foreach(lc, touched)
+	{
+		t = lfirst(lc);
+		if (t->relid == relid)
+		{
+			t->keys_changed |= keys_changed;
+			t->triggers_changed |= triggers_changed;
+			return touched;
+		}
+	}
+	t = palloc(sizeof(Touched));
+	t->relid = relid;
+	t->keys_changed = keys_changed;
+	t->triggers_changed = triggers_changed;
+	return lappend(touched, t);
+}
+
+/* ALTER TABLE subcommands that change no key of any existing row. */
+static bool
+subcommand_keeps_keys(AlterTableType type, bool *trigger)
+{
+	switch (type)
+	{
+		case AT_EnableTrig:
+		case AT_EnableAlwaysTrig:
+		case AT_EnableReplicaTrig:
+		case AT_DisableTrig:
+		case AT_EnableTrigAll:
+		case AT_DisableTrigAll:
+		case AT_EnableTrigUser:
+		case AT_DisableTrigUser:
+			*trigger = true;
+			return true;
+		case AT_SetRelOptions:
+		case AT_ResetRelOptions:
+		case AT_ReplaceRelOptions:
+		case AT_SetStatistics:
+		case AT_SetStorage:
+		case AT_SetCompression:
+		case AT_ClusterOn:
+		case AT_DropCluster:
+		case AT_ChangeOwner:
+		case AT_EnableRowSecurity:
+		case AT_DisableRowSecurity:
+		case AT_ForceRowSecurity:
+		case AT_NoForceRowSecurity:
+		case AT_ReplicaIdentity:
+		case AT_AddIndex:
+		case AT_ReAddIndex:
+		case AT_AddIndexConstraint:
+		case AT_AddConstraint:
+		case AT_ReAddConstraint:
+		case AT_ValidateConstraint:
+		case AT_DropConstraint:
+		case AT_SetNotNull:
+		case AT_DropNotNull:
+		case AT_ColumnDefault:
+		case AT_GenericOptions:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* The tables a ddl_command_end command touched. */
+static List *
+commands_touched(void)
+{
+	List	   *touched = NIL;
+	int			rc = SPI_execute("SELECT command FROM pg_catalog.pg_event_trigger_ddl_commands()",
+								 true, 0);
+
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "could not read the DDL commands: %s", SPI_result_code_string(rc));
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		bool		isnull;
+		CollectedCommand *cmd = (CollectedCommand *)
+			DatumGetPointer(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc,
+										  1, &isnull));
+		ListCell   *lc;
+
+		if (isnull)
+			continue;
+		if (cmd->type == SCT_AlterTable)
+		{
+			bool		keeps = true;
+			bool		trigger = false;
+
+			if (cmd->d.alterTable.classId != RelationRelationId)
+				continue;
+			foreach(lc, cmd->d.alterTable.subcmds)
+			{
+				CollectedATSubcmd *sub = lfirst(lc);
+				AlterTableCmd *at = (AlterTableCmd *) sub->parsetree;
+
+				if (!IsA(at, AlterTableCmd) || !subcommand_keeps_keys(at->subtype, &trigger))
+					keeps = false;
+			}
+			touched = touch(touched, cmd->d.alterTable.objectId, !keeps, trigger);
+		}
+		else if (cmd->type == SCT_Simple)
+		{
+			ObjectAddress a = cmd->d.simple.address;
+
+			if (a.classId == TriggerRelationId)
+				touched = touch(touched, trigger_table(a.objectId), false, true);
+			else if (a.classId == RelationRelationId)
+				touched = touch(touched, a.objectId, false, false);
+		}
+	}
+	return touched;
+}
+
+/* The tables whose triggers a sql_drop removed (those that still exist). */
+static List *
+drops_touched(List *defs, List **removed)
+{
+	List	   *touched = NIL;
+	int			rc = SPI_execute("SELECT classid, objid, objsubid, object_type, address_names "
+								 "FROM pg_catalog.pg_event_trigger_dropped_objects()",
+								 true, 0);
+
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "could not read the dropped objects: %s", SPI_result_code_string(rc));
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[r];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+		bool		isnull;
+		Oid			classid = DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull));
+		Oid			objid = DatumGetObjectId(SPI_getbinval(tup, desc, 2, &isnull));
+		int32		objsubid = DatumGetInt32(SPI_getbinval(tup, desc, 3, &isnull));
+		Datum		names = SPI_getbinval(tup, desc, 5, &isnull);
+		Datum	   *elems = NULL;
+		int			nelems = 0;
+		ListCell   *lc;
+
+		if (!isnull)
+			deconstruct_array(DatumGetArrayTypeP(names), TEXTOID, -1, false,
+							  TYPALIGN_INT, &elems, NULL, &nelems);
+		if (classid == TriggerRelationId && nelems >= 2)
+		{
+			/* the trigger's table, if it is not being dropped too */
+			Oid			nsp = get_namespace_oid(TextDatumGetCString(elems[0]), true);
+			Oid			relid = OidIsValid(nsp) ?
+				get_relname_relid(TextDatumGetCString(elems[1]), nsp) : InvalidOid;
+
+			touched = touch(touched, relid, false, true);
+			continue;
+		}
+		if (classid != RelationRelationId)
+			continue;
+		foreach(lc, defs)
+		{
+			BfDefinition *d = lfirst(lc);
+			bool		gone;
+
+			if (d->relid != objid)
+				continue;
+			gone = objsubid == 0 ||
+				(nelems >= 3 &&
+				 strcmp(TextDatumGetCString(elems[2]), NameStr(d->column_name)) == 0);
+			if (gone && !list_member_ptr(*removed, d))
+				*removed = lappend(*removed, d);
+		}
+	}
+	return touched;
+}
+
+/* Create the guard trigger on every inheritance child that lacks it. */
+static void
+add_child_triggers(const BfDefinition *def)
+{
+	List	   *members = bf_tree_members(def->relid, AccessShareLock);
+	ListCell   *lc;
+
+	foreach(lc, members)
+	{
+		Oid			relid = lfirst_oid(lc);
+
+		if (relid != def->relid && !get_rel_relispartition(relid) &&
+			bf_guard_triggers(relid, def->name) == NIL)
+		{
+			ereport(NOTICE,
+					(errmsg("table \"%s\" now inherits from a table guarded by shared bloom filter \"%s\": its guard trigger was created",
+							get_rel_name(relid), def->name)));
+			bf_guard_create_trigger(relid, def);
+		}
+	}
+}
+
+static void
+enable_always_everywhere(const BfDefinition *def)
+{
+	List	   *members = bf_tree_members(def->relid, AccessShareLock);
+	ListCell   *lc;
+
+	foreach(lc, members)
+		bf_guard_enable_always(lfirst_oid(lc), def);
+}
+
+/* The guarded column must still be there, with a type that has keys. */
+static void
+check_column(const BfDefinition *def)
+{
+	AttrNumber	attnum = get_attnum(def->relid, NameStr(def->column_name));
+	Oid			typid;
+	int32		typmod;
+	Oid			collid;
+
+	if (attnum == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot rename column \"%s\" of table \"%s\": it is guarded by shared bloom filter \"%s\"",
+						NameStr(def->column_name), get_rel_name(def->relid), def->name),
+				 errhint("Remove the guard with bloom_unguard(), rename the column, then guard it again.")));
+	get_atttypetypmodcoll(def->relid, attnum, &typid, &typmod, &collid);
+	if (!bf_key_type_usable(typid, collid))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("column \"%s\" of table \"%s\" is guarded by shared bloom filter \"%s\" and cannot become type %s%s",
+						NameStr(def->column_name), get_rel_name(def->relid), def->name,
+						format_type_be(typid),
+						OidIsValid(collid) && !get_collation_isdeterministic(collid) ?
+						" under a nondeterministic collation" : ""),
+				 errdetail("A shared filter needs keys with a canonical form."),
+				 errhint("Remove the guard with bloom_unguard(), then change the column.")));
+}
+
+/* Bring one guard in line with what a command did to its tree. */
+static void
+review_guard(const BfDefinition *def, bool keys_changed, bool triggers_changed)
+{
+	Oid			culprit;
+	BfGuardState st;
+
+	check_column(def);
+	bf_tree_check_guardable(def->relid);
+	st = bf_guard_state(def->relid, def->name, &culprit);
+	if (st == BF_GUARD_MISSING)
+	{
+		ereport(NOTICE,
+				(errmsg("shared bloom filter \"%s\" was removed: table \"%s\" no longer has its guard trigger",
+						def->name, get_rel_name(def->relid))));
+		bf_guard_remove(def);
+		return;
+	}
+	if (st == BF_GUARD_BAD_SHAPE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+				 errmsg("a trigger on table \"%s\" calls bloom_shared_trigger('%s') but is not AFTER INSERT OR UPDATE ... FOR EACH ROW without WHEN or column list",
+						get_rel_name(culprit), def->name),
+				 errdetail("Such a trigger would miss rows, and the filter would answer \"no\" for them."),
+				 errhint("Let bloom_guard() create the guard trigger.")));
+	if (st == BF_GUARD_CHILD_MISSING)
+	{
+		add_child_triggers(def);
+		keys_changed = true;
+	}
+	if (st == BF_GUARD_NOT_ALWAYS)
+		enable_always_everywhere(def);
+	if (st == BF_GUARD_DISABLED)
+	{
+		ereport(NOTICE,
+				(errmsg("shared bloom filter \"%s\" is suspended: its trigger is disabled on table \"%s\"",
+						def->name, get_rel_name(culprit)),
+				 errdetail("Checks answer \"maybe\" until the trigger is enabled again; the filter is then rebuilt.")));
+		keys_changed = true;
+	}
+	if (!bf_shared_available())
+		return;
+	if (keys_changed)
+		bf_filter_request_build(def, InvalidTransactionId, true);
+	else if (triggers_changed && bf_filter_is_suspended(def))
+		bf_filter_request_build(def, InvalidTransactionId, false);
+}
+
+/* Guard triggers left on a table outside the guard's tree (NO INHERIT). */
+static void
+drop_stray_triggers(const BfDefinition *def, Oid relid)
+{
+	List	   *names;
+	ListCell   *lc;
+
+	if (bf_tree_contains(def->relid, relid))
+		return;
+	names = bf_guard_triggers(relid, def->name);
+	foreach(lc, names)
+	{
+		ereport(NOTICE,
+				(errmsg("trigger \"%s\" of table \"%s\" was dropped: the table is not part of the table guarded by shared bloom filter \"%s\"",
+						(char *) lfirst(lc), get_rel_name(relid), def->name)));
+		bf_own_ddl++;
+		PG_TRY();
+		{
+			bf_spi_exec(psprintf("DROP TRIGGER %s ON %s", quote_identifier(lfirst(lc)),
+								 quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+															get_rel_name(relid))),
+						0, NULL, NULL, SPI_OK_UTILITY);
+		}
+		PG_FINALLY();
+		{
+			bf_own_ddl--;
+		}
+		PG_END_TRY();
+	}
+}
+
+static void
+review_touched(List *defs, List *touched, List *removed)
+{
+	ListCell   *lc;
+
+	foreach(lc, defs)
+	{
+		BfDefinition *d = lfirst(lc);
+		bool		mine = false;
+		bool		keys_changed = false;
+		bool		triggers_changed = false;
+		ListCell   *lt;
+
+		if (list_member_ptr(removed, d))
+			continue;
+		foreach(lt, touched)
+		{
+			Touched    *t = lfirst(lt);
+
+			if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(t->relid)))
+				continue;
+			if (bf_tree_contains(d->relid, t->relid))
+			{
+				mine = true;
+				keys_changed |= t->keys_changed;
+				triggers_changed |= t->triggers_changed;
+			}
+			else
+				drop_stray_triggers(d, t->relid);
+		}
+		if (mine)
+			review_guard(d, keys_changed, triggers_changed);
+	}
+}
+
+Datum
+bloom_shared_ddl(PG_FUNCTION_ARGS)
+{
+	EventTriggerData *ev;
+	List	   *defs;
+	List	   *touched;
+	List	   *removed = NIL;
+	int			level;
+	ListCell   *lc;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_EVENT_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("bloom_shared_ddl() must be called as an event trigger")));
+	ev = (EventTriggerData *) fcinfo->context;
+	/* our own DDL, and the extension's own scripts (an update alters its table) */
+	if (bf_own_ddl > 0 ||
+		(creating_extension &&
+		 CurrentExtensionObject == get_extension_oid("bloomfilter", true)))
+		PG_RETURN_VOID();
+
+	bf_def_invalidate();
+	if (!OidIsValid(bf_config_table(true)))
+	{
+		/* the extension is being dropped: forget this database's filters */
+		if (bf_shared_available())
+			bf_filters_forget_db(MyDatabaseId, InvalidOid);
+		PG_RETURN_VOID();
+	}
+	defs = bf_def_all();
+	if (defs == NIL)
+		PG_RETURN_VOID();
+
+	SPI_connect();
+	level = bf_fixed_search_path();
+	if (strcmp(ev->event, "sql_drop") == 0)
+		touched = drops_touched(defs, &removed);
+	else
+		touched = commands_touched();
+	foreach(lc, removed)
+	{
+		BfDefinition *d = lfirst(lc);
+
+		bf_def_delete(d->id);
+		bf_guard_drop_triggers(d);
+		if (bf_shared_available())
+			bf_filter_forget(d->id);
+	}
+	review_touched(defs, touched, removed);
+	bf_restore_search_path(level);
+	SPI_finish();
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,364 @@
+/*
+ * bf_filter.c
+ *		Operations on a loaded shared filter: check, add, snapshot, readiness,
+ *		and the information behind the view bloom_shared_filters.
+ *
+ * A check or an add takes the slot lock in shared mode through
+ * bf_slot_acquire(), which also verifies that the slot still holds the
+ * filter the caller's reference was made for (its generation).  Bits are
+ * set with atomic ORs, so adds never block one another or checks.
+ */
+#include "postgres.h"
+
+#include "access/xlog.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+#include "utils/tuplestore.h"
+
+#include "bf_layout.h"
+#include "bf_sizing.h"
+#include "bf_value.h"
+#include "bf_slot.h"
+
+PG_FUNCTION_INFO_V1(bloom_shared_filters_info);
+
+StaticAssertDecl(sizeof(pg_atomic_uint32) == sizeof(uint32),
+				 "atomic words must overlay the bit array");
+
+/*
+ * Bit j of the format is bit j % 8 of byte j / 8.  In a native 32-bit word
+ * holding bytes 4w .. 4w+3 that is bit j % 32 on little-endian machines; on
+ * big-endian ones byte 0 is the most significant.
+ */
+#ifdef WORDS_BIGENDIAN
+#define BF_WORD_BIT(p)	((uint32) 1 << (((3 - (((p) >> 3) & 3)) << 3) | ((p) & 7)))
+#else
+#define BF_WORD_BIT(p)	((uint32) 1 << ((p) & 31))
+#endif
+
+static inline void
+atomic_or_word(uint8 *bits, uint64 word, uint32 mask)
+{
+	pg_atomic_uint32 *w = (pg_atomic_uint32 *) (bits + word * 4);
+
+	/* skip the locked instruction when the bits are already set */
+	if ((w->value & mask) != mask)
+		pg_atomic_fetch_or_u32(w, mask);
+}
+
+/* Add a hashed key to a published buffer with atomic ORs. */
+void
+bf_bits_add_atomic(uint8 *bits, const BfHeader *h, BfHash hash)
+{
+	if (h->layout == BF_LAYOUT_CLASSIC)
+	{
+		BfClassicIter it;
+
+		bf_classic_iter_init(&it, h->nbits, hash);
+		for (int i = 0; i < h->hashes; i++)
+		{
+			uint64		x = bf_classic_iter_next(&it);
+
+			atomic_or_word(bits, x >> 5, BF_WORD_BIT(x & 31));
+		}
+	}
+	else
+	{
+		uint64		block = bf_blocked_block(hash.lo, h->nbits / BF_BLOCK_BITS);
+		uint32		masks[BF_BLOCK_BITS / 32] = {0};
+		uint32		s = bf_blocked_seed(hash.lo);
+
+		for (int i = 0; i < h->hashes; i++)
+		{
+			uint32		p = bf_blocked_next(&s);
+
+			masks[p >> 5] |= BF_WORD_BIT(p);
+		}
+		for (int w = 0; w < BF_BLOCK_BITS / 32; w++)
+			if (masks[w])
+				atomic_or_word(bits, block * (BF_BLOCK_BITS / 32) + w, masks[w]);
+	}
+}
+
+/*
+ * The number of keys past which the predicted FPR exceeds 1.5 times the
+ * target: adds ask for a larger rebuild there, well before the FPR reaches
+ * twice the target.
+ */
+uint64
+bf_grow_threshold(const BfHeader *h)
+{
+	double		limit = 1.5 * h->target_fpr;
+	uint64		lo = 1,
+				hi = Max(h->capacity, 1);
+
+	if (bf_predict_fpr(h->layout, h->nbits, h->hashes, (double) hi) > limit)
+		return hi;
+	while (bf_predict_fpr(h->layout, h->nbits, h->hashes, (double) hi) <= limit)
+	{
+		lo = hi;
+		if (hi > PG_UINT64_MAX / 4)
+			return hi;
+		hi *= 2;
+	}
+	while (hi - lo > 1)
+	{
+		uint64		mid = lo + (hi - lo) / 2;
+
+		if (bf_predict_fpr(h->layout, h->nbits, h->hashes, (double) mid) <= limit)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+BfCheckResult
+bf_filter_check(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind)
+{
+	BfSlot	   *s = bf_slot_acquire(ref, LW_SHARED);
+	BfCheckResult result = BF_CHECK_UNKNOWN;
+
+	if (s == NULL)
+		return BF_CHECK_UNKNOWN;
+	pg_atomic_fetch_add_u64(&s->checks, 1);
+	if (s->has_live)
+	{
+		*filter_kind = s->key_kind;
+		if (s->key_kind != kind)
+			result = BF_CHECK_WRONG_KIND;
+		else if (bf_test_hash(&s->live_hdr, (const uint8 *) bf_pool + s->live_off, h))
+			result = BF_CHECK_MAYBE;
+		else
+		{
+			pg_atomic_fetch_add_u64(&s->negatives, 1);
+			result = BF_CHECK_NO;
+		}
+	}
+	bf_slot_release(s);
+	return result;
+}
+
+/* Ask for a larger rebuild of a filter that passed its grow threshold. */
+static void
+request_grow(const BfFilterRef *ref)
+{
+	BfSlot	   *s = bf_slot_acquire(ref, LW_EXCLUSIVE);
+
+	if (s == NULL)
+		return;
+	if (s->has_live && s->request_seq == s->done_seq)
+	{
+		s->request_capacity = (int64) Max(2 * pg_atomic_read_u64(&s->added),
+										  2 * s->live_hdr.capacity);
+		s->request_seq++;
+	}
+	bf_slot_release(s);
+	bf_wake_launcher();
+}
+
+/*
+ * Add a hashed key to the live buffer and to the one being built.  Returns
+ * BF_CHECK_UNKNOWN if there is neither (not loaded: the next build reads the
+ * key from the table), BF_CHECK_WRONG_KIND if the filter holds keys of
+ * another kind, else BF_CHECK_MAYBE.
+ */
+BfCheckResult
+bf_filter_add(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind)
+{
+	BfSlot	   *s = bf_slot_acquire(ref, LW_SHARED);
+	BfCheckResult result = BF_CHECK_MAYBE;
+	bool		grow = false;
+
+	if (s == NULL)
+		return BF_CHECK_UNKNOWN;
+	*filter_kind = s->key_kind;
+	if (!s->has_live && !s->has_next)
+		result = BF_CHECK_UNKNOWN;
+	else if (s->key_kind != kind)
+		result = BF_CHECK_WRONG_KIND;
+	else
+	{
+		if (s->has_live)
+		{
+			uint64		n;
+
+			bf_bits_add_atomic((uint8 *) bf_pool + s->live_off, &s->live_hdr, h);
+			n = pg_atomic_add_fetch_u64(&s->added, 1);
+			if (n > s->grow_threshold && !s->has_next &&
+				pg_atomic_read_u32(&s->grow_requested) == 0 &&
+				pg_atomic_exchange_u32(&s->grow_requested, 1) == 0)
+				grow = true;
+		}
+		if (s->has_next)
+		{
+			bf_bits_add_atomic((uint8 *) bf_pool + s->next_off, &s->next_hdr, h);
+			pg_atomic_fetch_add_u64(&s->next_added, 1);
+		}
+	}
+	bf_slot_release(s);
+	if (grow)
+		request_grow(ref);
+	return result;
+}
+
+/* A copy of the live filter as a bloomfilter value, or NULL if none. */
+struct varlena *
+bf_filter_snapshot(const BfFilterRef *ref)
+{
+	BfSlot	   *s = bf_slot_acquire(ref, LW_SHARED);
+	struct varlena *result = NULL;
+
+	if (s == NULL)
+		return NULL;
+	if (s->has_live && bf_payload_bytes(s->live_hdr.nbits) <=
+		MaxAllocHugeSize - VARHDRSZ - BF_HEADER_SIZE)
+	{
+		BfHeader	hdr = s->live_hdr;
+		Size		payload = bf_payload_bytes(hdr.nbits);
+		Size		total = VARHDRSZ + BF_HEADER_SIZE + payload;
+
+		if (total <= MaxAllocSize)
+		{
+			hdr.key_kind = (uint8) s->key_kind;
+			hdr.added = pg_atomic_read_u64(&s->added);
+			result = (struct varlena *) palloc(total);
+			SET_VARSIZE(result, total);
+			bf_header_encode(&hdr, (uint8_t *) VARDATA(result));
+			memcpy((char *) VARDATA(result) + BF_HEADER_SIZE,
+				   bf_pool + s->live_off, payload);
+		}
+	}
+	bf_slot_release(s);
+	return result;
+}
+
+/* Live, with no build pending or running. */
+bool
+bf_filter_is_ready(const BfFilterRef *ref)
+{
+	BfSlot	   *s = bf_slot_acquire(ref, LW_SHARED);
+	bool		ready;
+
+	if (s == NULL)
+		return false;
+	ready = s->has_live && !s->has_next && s->request_seq == s->done_seq &&
+		s->builder_pid == 0;
+	bf_slot_release(s);
+	return ready;
+}
+
+/* Will the filter's next build wait for this transaction? */
+bool
+bf_filter_waits_for(const BfFilterRef *ref, TransactionId xid)
+{
+	BfSlot	   *s = bf_slot_acquire(ref, LW_SHARED);
+	bool		waits;
+
+	if (s == NULL)
+		return false;
+	waits = s->request_seq != s->done_seq && TransactionIdEquals(s->wait_xid, xid);
+	bf_slot_release(s);
+	return waits;
+}
+
+/* Is the filter of a definition suspended (a guard trigger disabled)? */
+bool
+bf_filter_is_suspended(const BfDefinition *def)
+{
+	BfFilterRef ref;
+	BfSlot	   *s;
+	bool		suspended;
+
+	if (!bf_filter_lookup(def, false, &ref) || (s = bf_slot_acquire(&ref, LW_SHARED)) == NULL)
+		return false;
+	suspended = s->suspended;
+	bf_slot_release(s);
+	return suspended;
+}
+
+/* The state of a slot, its lock held. */
+static const char *
+slot_state(BfSlot *s)
+{
+	bool		pending = s->request_seq != s->done_seq || s->builder_pid != 0 ||
+		s->has_next;
+
+	if (s->suspended)
+		return "suspended";
+	if (s->has_live)
+		return pending ? "rebuilding" : "ready";
+	if (s->failures > 0)
+		return "failed";
+	return pending ? "building" : "not loaded";
+}
+
+#define INFO_COLUMNS 14
+
+/* One row of the view from a slot; its lock is held. */
+static void
+slot_info(BfSlot *s, bool standby, Datum *values, bool *nulls)
+{
+	memset(nulls, 0, sizeof(bool) * INFO_COLUMNS);
+	values[0] = CStringGetTextDatum(s->name);
+	values[1] = Int64GetDatum(s->defid);
+	values[2] = CStringGetTextDatum(standby ? "standby" : slot_state(s));
+	if (s->has_live)
+	{
+		const BfHeader *h = &s->live_hdr;
+
+		values[3] = Int64GetDatum((int64) h->capacity);
+		values[4] = Int64GetDatum((int64) h->nbits);
+		values[5] = Int32GetDatum(h->hashes);
+		values[6] = Int64GetDatum((int64) pg_atomic_read_u64(&s->added));
+		values[7] = Float8GetDatum(bf_estimate_fpr(h, (const uint8 *) bf_pool + s->live_off));
+	}
+	else
+		nulls[3] = nulls[4] = nulls[5] = nulls[6] = nulls[7] = true;
+	values[8] = Int64GetDatum((int64) (s->live_bytes + s->next_bytes));
+	values[9] = Int64GetDatum((int64) pg_atomic_read_u64(&s->checks));
+	values[10] = Int64GetDatum((int64) pg_atomic_read_u64(&s->negatives));
+	values[11] = TimestampTzGetDatum(s->last_build);
+	nulls[11] = s->last_build == 0;
+	values[12] = CStringGetTextDatum(s->last_error);
+	nulls[12] = s->last_error[0] == '\0';
+	values[13] = TimestampTzGetDatum(s->next_try);
+	nulls[13] = s->next_try == 0 || s->failures == 0;
+}
+
+/*
+ * One row per slot of this database: name, definition_id, state, capacity,
+ * bits, hashes, keys_added, estimated_fpr, memory_bytes, checks, negatives,
+ * last_build, last_error, next_try.
+ */
+Datum
+bloom_shared_filters_info(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			cfgoid;
+	bool		standby;
+
+	bf_shared_check_enabled();
+	InitMaterializedSRF(fcinfo, 0);
+	cfgoid = bf_config_table(true);
+	standby = RecoveryInProgress();
+
+	for (int i = 0; i < bf_shared->nslots; i++)
+	{
+		BfSlot	   *s = &bf_shared->slots[i];
+		Datum		values[INFO_COLUMNS];
+		bool		nulls[INFO_COLUMNS];
+		bool		mine;
+
+		LWLockAcquire(bf_slot_lock(i), LW_SHARED);
+		mine = s->in_use && s->dbid == MyDatabaseId && s->cfgoid == cfgoid;
+		if (mine)
+			slot_info(s, standby, values, nulls);
+		LWLockRelease(bf_slot_lock(i));
+		if (mine)
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}

@@ -1,0 +1,115 @@
+/*
+ * bf_slot.h
+ *		The registry's slots: one per loaded shared filter.  Private to the
+ *		registry (bf_registry.c), the filter operations (bf_filter.c), the
+ *		launcher (bf_launcher.c) and builds (bf_build.c); the guard, DDL and
+ *		trigger code see only bf_shared.h.
+ *
+ * The concurrency protocol is described in src/README.md ("Shared tier:
+ * concurrency"); in short:
+ *
+ * - The registry lock protects slot identity (in_use, dbid, cfgoid, defid)
+ *   and the pool's extents.  A slot's own lock protects everything checks
+ *   and adds read.  Whoever takes both takes the registry lock first.
+ * - generation is bumped whenever a slot forgets its bits (reset) or is
+ *   freed.  A BfFilterRef remembers the generation it saw; acquiring it
+ *   fails once the generation moved on, so no one keeps using bits of a
+ *   filter that was forgotten.
+ * - Bits go only from 0 to 1 in a published buffer (atomic OR of 32-bit
+ *   words); checks read plain bytes under the slot lock in shared mode.
+ * - Builds are requested by bumping request_seq; a build serves the
+ *   request_seq it read when it started and records it in done_seq when it
+ *   publishes.  A request made during a build leaves request_seq ahead, so
+ *   another build follows.
+ */
+#ifndef BF_SLOT_H
+#define BF_SLOT_H
+
+#include "bf_shared.h"
+
+#define BF_SLOT_ERROR_LEN	256
+
+typedef struct BfSlot
+{
+	/* identity: written with the registry lock and the slot lock exclusive */
+	bool		in_use;
+	uint32		generation;
+	Oid			dbid;
+	Oid			cfgoid;			/* the definitions table (extension instance) */
+	int64		defid;			/* the definition row's id */
+	char		name[BF_SHARED_NAME_LEN];	/* for the view and messages */
+
+	/* extents in the pool: registry lock (bytes 0: none) */
+	uint64		live_off;
+	uint64		live_bytes;
+	uint64		next_off;
+	uint64		next_bytes;
+
+	/* what checks and adds read: slot lock */
+	bool		has_live;
+	bool		has_next;
+	BfHeader	live_hdr;
+	BfHeader	next_hdr;
+	int			key_kind;
+	uint64		grow_threshold; /* live adds past which a grow is requested */
+	TimestampTz last_build;
+
+	/* builds: slot lock */
+	uint32		request_seq;	/* bumped by each build request */
+	uint32		done_seq;		/* the request served by the last build */
+	TransactionId wait_xid;		/* a build first waits for this transaction */
+	int64		request_capacity;	/* at least this capacity (grow) */
+	pid_t		builder_pid;	/* the worker building it, or 0 */
+	bool		launching;		/* the launcher started a worker for it */
+	bool		suspended;		/* a guard trigger is disabled */
+	int			failures;		/* consecutive failed builds */
+	TimestampTz next_try;		/* no build before this (backoff) */
+	char		last_error[BF_SLOT_ERROR_LEN];
+
+	pg_atomic_uint64 added;		/* keys added to live */
+	pg_atomic_uint64 next_added;	/* keys added to next */
+	pg_atomic_uint64 checks;
+	pg_atomic_uint64 negatives;
+	pg_atomic_uint32 grow_requested;	/* live passed grow_threshold */
+} BfSlot;
+
+typedef struct BfSharedState
+{
+	int			nslots;
+	uint64		pool_bytes;
+	pid_t		launcher_pid;
+	Latch	   *launcher_latch;
+	/* databases whose definitions should be loaded (registry lock) */
+	int			nload;
+	Oid			load_dbid[BF_MAX_LOAD_REQUESTS];
+	BfSlot		slots[FLEXIBLE_ARRAY_MEMBER];
+} BfSharedState;
+
+extern BfSharedState *bf_shared;
+extern char *bf_pool;
+
+extern LWLock *bf_registry_lock(void);
+extern LWLock *bf_slot_lock(int i);
+
+/*
+ * The slot a reference names, with its lock held in the given mode, or NULL
+ * (lock not held) if the slot was reset or freed since the reference was
+ * made.
+ */
+extern BfSlot *bf_slot_acquire(const BfFilterRef *ref, LWLockMode mode);
+extern void bf_slot_release(BfSlot *s);
+extern int	bf_slot_index(const BfSlot *s);
+
+/* Forget the bits (new generation); the caller holds no lock. */
+extern void bf_slot_reset(int i);
+
+/* pool: the registry lock is held exclusively */
+extern bool bf_pool_alloc(uint64 bytes, uint64 *off);
+extern uint64 bf_pool_used(void);
+
+/* hot path helpers (bf_filter.c) */
+extern void bf_bits_add_atomic(uint8 *bits, const BfHeader *h, BfHash hash);
+extern uint64 bf_grow_threshold(const BfHeader *h);
+
+
+#endif							/* BF_SLOT_H */
