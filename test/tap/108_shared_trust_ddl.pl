@@ -6,14 +6,15 @@
 #
 #   - CREATE OR REPLACE TRIGGER over the guard's trigger: the same
 #     definition (set back to ALWAYS: replica writes still found), another
-#     shape (42P17), a WHEN clause or another filter's name (never a "no"),
-#     another function (the guard is removed);
+#     shape, a WHEN clause, a column list (42P17), another filter's name
+#     (never a "no"), another function (suspended until put back);
 #   - ALTER TRIGGER ... RENAME, then DROP TRIGGER of the renamed trigger;
 #   - ALTER SCHEMA RENAME and a new schema and table under the old names;
 #     DROP SCHEMA ... CASCADE;
 #   - ALTER TABLE RENAME, swapping two tables by renames;
 #   - inheritance children (before and after bloom_guard, ALTER TABLE ...
-#     INHERIT with rows, a grandchild), partitions (PARTITION OF, ATTACH with
+#     INHERIT with rows, a grandchild, a child's guard trigger dropped:
+#     suspended until re-created), partitions (PARTITION OF, ATTACH with
 #     rows, a sub-partitioned partition, DETACH);
 #   - DISABLE TRIGGER name / ALL / USER on the table, a partition and an
 #     inheritance child: suspended, every check answers "maybe"; ENABLE ...
@@ -142,14 +143,18 @@ is(guard_trigger_list($node, $db, 't_cor'), 'bloom_guard_k:A', 'after the refuse
 sq(q{INSERT INTO t_cor (k) SELECT 'cor-after-shapes' || i FROM generate_series(1, 200) i});
 no_false_negatives($node, $db, $C, 'SELECT k FROM t_cor', 'after the refused shapes');
 
-# A WHEN clause that never fires, or another filter's name as the argument:
-# refused, or the guard no longer answers "no" for what it misses.
+# A WHEN clause or a column list: another shape (42P17).  Another filter's
+# name as the argument: refused, or the guard no longer answers "no" for
+# what it misses.
 my $C2 = guarded('t_cor2', 'cortwo', 1000);
 ($st, $err) = run(q{CREATE OR REPLACE TRIGGER bloom_guard_k AFTER INSERT OR UPDATE ON t_cor2
 	FOR EACH ROW WHEN (false) EXECUTE FUNCTION public.bloom_shared_trigger('public.t_cor2.k')});
-note("CREATE OR REPLACE TRIGGER ... WHEN (false): $st");
+is($st, '42P17', 'CREATE OR REPLACE of the guard trigger with WHEN (false): refused (42P17)') or diag($err);
+($st, $err) = run(q{CREATE OR REPLACE TRIGGER bloom_guard_k AFTER INSERT OR UPDATE OF k ON t_cor2
+	FOR EACH ROW EXECUTE FUNCTION public.bloom_shared_trigger('public.t_cor2.k')});
+is($st, '42P17', 'CREATE OR REPLACE of the guard trigger with UPDATE OF k: refused (42P17)') or diag($err);
 run(q{INSERT INTO t_cor2 (k) SELECT 'cortwo-when' || i FROM generate_series(1, 300) i});
-never_no($C2, 'SELECT k FROM t_cor2', "guard trigger replaced with WHEN (false) ($st)");
+never_no($C2, 'SELECT k FROM t_cor2', 'after the refused WHEN clause and column list');
 my $C3 = guarded('t_cor3', 'corthree', 1000);
 ($st, $err) = run(q{CREATE OR REPLACE TRIGGER bloom_guard_k AFTER INSERT OR UPDATE ON t_cor3
 	FOR EACH ROW EXECUTE FUNCTION public.bloom_shared_trigger('public.t_cor.k')});
@@ -158,14 +163,22 @@ run(q{INSERT INTO t_cor3 (k) SELECT 'corthree-other' || i FROM generate_series(1
 never_no($C3, 'SELECT k FROM t_cor3', "guard trigger replaced by one for another filter ($st)");
 no_false_negatives($node, $db, $C, 'SELECT k FROM t_cor', 'the other filter, after a foreign trigger fed it');
 
-# Replaced by a trigger calling another function: the guard is removed.
+# Replaced by a trigger calling another function: the guarded table has no
+# guard trigger any more: the guard is suspended (every check "maybe") until
+# it has one again, then rebuilt.
 ($st, $err) = run(q{CREATE OR REPLACE TRIGGER bloom_guard_k AFTER INSERT OR UPDATE ON t_cor
 	FOR EACH ROW EXECUTE FUNCTION noop_trg()});
 is($st, 'OK', 'CREATE OR REPLACE of the guard trigger with another function') or diag($err);
-like($err, qr/NOTICE/, '... with a NOTICE');
 sq(q{INSERT INTO t_cor (k) SELECT 'cor-noop' || i FROM generate_series(1, 200) i});
-removed($C, 'guard trigger replaced by another function');
-is(state_of($node, $db, $C), '<none>', 'replaced by another function: not in the view');
+suspended($C, 'guard trigger replaced by another function');
+all_maybe($C, 'guard trigger replaced by another function');
+never_no($C, 'SELECT k FROM t_cor', 'guard trigger replaced by another function');
+($st, $err) = run(q{CREATE OR REPLACE TRIGGER bloom_guard_k AFTER INSERT OR UPDATE ON t_cor
+	FOR EACH ROW EXECUTE FUNCTION public.bloom_shared_trigger('public.t_cor.k')});
+is($st, 'OK', 'the guard trigger put back with CREATE OR REPLACE') or diag($err);
+is(guard_trigger_list($node, $db, 't_cor'), 'bloom_guard_k:A', 'put back: ALWAYS');
+wait_ready($node, $db, $C, 'guard trigger put back');
+no_false_negatives($node, $db, $C, 'SELECT k FROM t_cor', 'guard trigger put back: rows written while it was replaced are found');
 
 # ========================================== ALTER TRIGGER RENAME, DROP ====
 my $R = guarded('t_rentrg', 'rt', 2000);
@@ -265,6 +278,19 @@ sq(q{CREATE TABLE ih_g () INHERITS (ih_c1);
 	INSERT INTO ih_c3 SELECT 'ihc3-after' || i FROM generate_series(1, 300) i;});
 is(guard_trigger_list($node, $db, 'ih_g'), 'bloom_guard_k:A', 'inheritance: a grandchild gets the trigger');
 no_false_negatives($node, $db, $I, 'SELECT k FROM ih', 'inheritance: grandchild rows');
+# A child's guard trigger dropped: suspended until the child has one again.
+($st, $err) = run(q{DROP TRIGGER bloom_guard_k ON ih_c2});
+is($st, 'OK', 'inheritance: DROP TRIGGER of a child\'s guard trigger') or diag($err);
+suspended($I, 'inheritance: a child without its guard trigger');
+all_maybe($I, 'inheritance: a child without its guard trigger');
+sq(q{INSERT INTO ih_c2 SELECT 'ihc2-untriggered' || i FROM generate_series(1, 300) i});
+no_false_negatives($node, $db, $I, 'SELECT k FROM ih', 'inheritance: rows written to the child without trigger');
+($st, $err) = run(q{CREATE TRIGGER bloom_guard_k AFTER INSERT OR UPDATE ON ih_c2
+	FOR EACH ROW EXECUTE FUNCTION public.bloom_shared_trigger('public.ih.k')});
+is($st, 'OK', 'inheritance: the child\'s guard trigger created again by hand') or diag($err);
+is(guard_trigger_list($node, $db, 'ih_c2'), 'bloom_guard_k:A', 'inheritance: the re-created child trigger is ALWAYS');
+wait_ready($node, $db, $I, 'inheritance: child trigger re-created');
+no_false_negatives($node, $db, $I, 'SELECT k FROM ih', 'inheritance: child trigger re-created, rebuilt');
 sq("SELECT bloom_shared_rebuild('$I')");
 wait_ready($node, $db, $I, 'inheritance, rebuilt');
 no_false_negatives($node, $db, $I, 'SELECT k FROM ih', 'inheritance: bloom_shared_rebuild scans the whole tree');
@@ -386,12 +412,12 @@ my @probes = (
 	[ 'n', $long_lit ], [ 'n', q{'short'} ], [ 'n', q{'short'::name} ],
 	[ 'o', q{-1} ], [ 'o', q{'-1'} ], [ 'o', q{4294967295} ], [ 'o', q{42} ], [ 'o', q{42::int8} ], [ 'o', q{'42'} ],
 	[ 'o', q{0} ],
-	[ 'v', q{'xy'} ], [ 'v', q{'zz  '} ], [ 'v', q{'xy'::char(2)} ],
+	[ 'v', q{'xy'} ], [ 'v', q{'zz  '} ], [ 'v', q{'xy'::char(2)}, 'may refuse' ],
 	[ 'nu', q{'123.45'} ], [ 'nu', q{123.45} ], [ 'nu', q{123.450} ], [ 'nu', q{'1.50'} ],
 	[ 'nu', q{999.99} ], [ 'nu', q{1.5::float4::numeric} ]);
 for my $p (@probes)
 {
-	my ($col, $lit) = @$p;
+	my ($col, $lit, $may_refuse) = @$p;
 	my ($ws, $we, $where) = run("SELECT EXISTS (SELECT 1 FROM kc WHERE $col = $lit)");
 	my ($cs, $ce, $got) = run("SELECT bloom_shared_contains('public.kc.$col', $lit)");
 	my $shown = $lit;
@@ -400,6 +426,14 @@ for my $p (@probes)
 	if ($ws ne 'OK')
 	{
 		note("kc.$col = $shown: WHERE fails ($ws), check gives $cs " . ($got // ''));
+		next;
+	}
+	# A key whose "=" with the column would compare in the key's type
+	# (char(n) against varchar: the column is converted) may be refused
+	# with 42804 rather than answered.
+	if ($may_refuse && $cs eq '42804')
+	{
+		pass("key conversion kc.$col, probe $shown: refused with 42804 (WHERE compares as the key's type)");
 		next;
 	}
 	is($cs, 'OK', "key conversion kc.$col, probe $shown: the check answers (WHERE: $where)") or diag($ce);

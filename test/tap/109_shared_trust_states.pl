@@ -196,6 +196,8 @@ no_false_negatives($node, $db, $S, 'SELECT k FROM b1', 'after the manual retry')
 note('ready again, last_error: ' . (sqlstate($node, $db, "SELECT coalesce(last_error, '<null>') FROM bloom_shared_filters WHERE name = '$S'"))[2]);
 
 # ===================================================== 4. DROP DATABASE ====
+sq(q{SELECT bloom_unguard(rel, column_name) FROM bloom_shared_definitions});
+is($node->safe_psql($db, 'SELECT count(*) FROM bloom_shared_filters'), '0', 'no filter left in postgres');
 $node->safe_psql($db, 'CREATE DATABASE d1');
 sq('CREATE EXTENSION bloomfilter', 'd1');
 make_tables('d1', 'a1', 'a2', 'a3', 'a4');
@@ -205,8 +207,6 @@ for my $t ('a1', 'a2', 'a3', 'a4')
 	wait_ready($node, 'd1', "public.$t.k", "d1: $t");
 }
 make_tables($db, 'b2', 'b3', 'b4');
-sq(q{SELECT bloom_unguard(rel, column_name) FROM bloom_shared_definitions});
-is($node->safe_psql($db, 'SELECT count(*) FROM bloom_shared_filters'), '0', 'no filter left in postgres');
 ($st, $err) = run("SELECT bloom_guard('b1', 'k')");
 is($st, '53200', 'all four slots used by d1: a fifth guard fails with 53200') or diag($err);
 like($err, qr/bloomfilter\.max_shared_filters/, '... naming bloomfilter.max_shared_filters');

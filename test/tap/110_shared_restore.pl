@@ -5,7 +5,8 @@
 # with quoted names is dumped (pg_dump -Fc), then:
 #
 #   1. pg_restore --clean --if-exists into the same database;
-#   2. pg_restore --clean --exit-on-error into the same database;
+#   2. pg_restore --clean --exit-on-error into a database built like the
+#      source;
 #   3. pg_restore --data-only --disable-triggers (-n s) into a freshly created
 #      database whose schema was created and guarded by hand;
 #   4. the same with --single-transaction (DISABLE and ENABLE in one
@@ -108,23 +109,29 @@ sub check_db
 }
 
 # ---------------------------------------------------------------- source ----
-$node->safe_psql('postgres', 'CREATE DATABASE src');
-sq('src', 'CREATE EXTENSION bloomfilter');
-sq('src', $schema_sql);
-sq('src', q{
-	INSERT INTO s.t SELECT i, 't' || i FROM generate_series(1, 3000) i;
-	INSERT INTO s.par SELECT 'par' || i FROM generate_series(1, 3000) i;
-	INSERT INTO s.ch1 SELECT 'ch1-' || i FROM generate_series(1, 3000) i;
-	INSERT INTO s.pt SELECT i % 2, 'pt' || i FROM generate_series(1, 3000) i;
-	INSERT INTO "My S"."T x" SELECT 'q' || i FROM generate_series(1, 3000) i;
-});
-sq('src', $guard_sql);
-sq('src', q{INSERT INTO s.ch2 SELECT 'ch2-' || i FROM generate_series(1, 3000) i});
+sub build_source
+{
+	my ($db) = @_;
+	$node->safe_psql('postgres', "CREATE DATABASE $db");
+	sq($db, 'CREATE EXTENSION bloomfilter');
+	sq($db, $schema_sql);
+	sq($db, q{
+		INSERT INTO s.t SELECT i, 't' || i FROM generate_series(1, 3000) i;
+		INSERT INTO s.par SELECT 'par' || i FROM generate_series(1, 3000) i;
+		INSERT INTO s.ch1 SELECT 'ch1-' || i FROM generate_series(1, 3000) i;
+		INSERT INTO s.pt SELECT i % 2, 'pt' || i FROM generate_series(1, 3000) i;
+		INSERT INTO "My S"."T x" SELECT 'q' || i FROM generate_series(1, 3000) i;
+	});
+	sq($db, $guard_sql);
+	sq($db, q{INSERT INTO s.ch2 SELECT 'ch2-' || i FROM generate_series(1, 3000) i});
+}
+build_source('src');
+build_source('src2');
 is(sq('src', q{SELECT string_agg(name, ',' ORDER BY name COLLATE "C") FROM bloom_shared_definitions}), $names,
 	'source: filter names are quote_ident\'ed parts ("My S"."T x".k)');
-check_db('src', 'source', 'src');
-
+my $dumped_rows = sq('src', 'SELECT (SELECT count(*) FROM s.par) + (SELECT count(*) FROM s.pt)');
 $node->command_ok([ 'pg_dump', '-Fc', '-d', $node->connstr('src'), '-f', "$tmp/src.dump" ], 'pg_dump of the guarded database');
+check_db('src', 'source', 'src');
 
 # ------------------------------------------- 1. --clean --if-exists ----
 $node->command_ok([ 'pg_restore', '--clean', '--if-exists', '-d', $node->connstr('src'), "$tmp/src.dump" ],
@@ -133,9 +140,10 @@ check_db('src', 'restore --clean --if-exists', 'r1');
 server_intact($node, $watch, 'after pg_restore --clean --if-exists');
 
 # ---------------------------------------------- 2. --clean --exit-on-error ----
-$node->command_ok([ 'pg_restore', '--clean', '--exit-on-error', '-d', $node->connstr('src'), "$tmp/src.dump" ],
-	'pg_restore --clean --exit-on-error into the same database');
-check_db('src', 'restore --clean --exit-on-error', 'r2');
+# (into src2, built like src: independent of what happened to src)
+$node->command_ok([ 'pg_restore', '--clean', '--exit-on-error', '-d', $node->connstr('src2'), "$tmp/src.dump" ],
+	'pg_restore --clean --exit-on-error into a guarded database holding the same objects');
+check_db('src2', 'restore --clean --exit-on-error', 'r2');
 
 # ------------------------------- 3., 4. --data-only --disable-triggers ----
 my $n = 3;
@@ -150,7 +158,7 @@ for my $opts ([], ['--single-transaction'])
 	$node->command_ok([ 'pg_restore', '--data-only', '--disable-triggers', @$opts, '-n', 's', '-n', 'My S',
 		'-d', $node->connstr($db), "$tmp/src.dump" ],
 		"pg_restore --data-only --disable-triggers @$opts -n s -n 'My S' into a freshly guarded database");
-	is(sq($db, 'SELECT count(*) FROM s.par'), sq('src', 'SELECT count(*) FROM s.par'), "$db: the rows are restored");
+	is(sq($db, 'SELECT (SELECT count(*) FROM s.par) + (SELECT count(*) FROM s.pt)'), $dumped_rows, "$db: the rows are restored");
 	check_db($db, "restore --data-only --disable-triggers @$opts", "r$n");
 	$n++;
 }
