@@ -147,6 +147,12 @@ build_exit(int code, Datum arg)
 			s->done_seq = b->seq;
 			strlcpy(s->last_error, b->error, sizeof(s->last_error));
 		}
+		else if (b->outcome == BUILD_GONE)
+		{
+			/* nothing to build until a definition names a table again */
+			s->done_seq = b->seq;
+			strlcpy(s->last_error, "the guarded table does not exist", sizeof(s->last_error));
+		}
 	}
 	LWLockRelease(bf_slot_lock(b->slot));
 	LWLockRelease(bf_registry_lock());

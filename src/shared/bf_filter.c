@@ -264,19 +264,23 @@ bf_filter_waits_for(const BfFilterRef *ref, TransactionId xid)
 	return waits;
 }
 
-/* Is the filter of a definition suspended (a guard trigger disabled)? */
+/*
+ * Does a definition's filter wait for a build nobody asked for: no slot, a
+ * suspended one, or one with no bits and no request?
+ */
 bool
-bf_filter_is_suspended(const BfDefinition *def)
+bf_filter_needs_build(const BfDefinition *def)
 {
 	BfFilterRef ref;
 	BfSlot	   *s;
-	bool		suspended;
+	bool		needs;
 
 	if (!bf_filter_lookup(def, false, &ref) || (s = bf_slot_acquire(&ref, LW_SHARED)) == NULL)
-		return false;
-	suspended = s->suspended;
+		return true;
+	needs = s->suspended ||
+		(!s->has_live && s->request_seq == s->done_seq && s->builder_pid == 0);
 	bf_slot_release(s);
-	return suspended;
+	return needs;
 }
 
 /* The state of a slot, its lock held. */

@@ -90,7 +90,7 @@ extern BfCheckResult bf_filter_add(const BfFilterRef *ref, BfHash h, int kind,
 extern struct varlena *bf_filter_snapshot(const BfFilterRef *ref);
 extern bool bf_filter_is_ready(const BfFilterRef *ref);
 extern bool bf_filter_waits_for(const BfFilterRef *ref, TransactionId xid);
-extern bool bf_filter_is_suspended(const BfDefinition *def);
+extern bool bf_filter_needs_build(const BfDefinition *def);
 
 /* bf_definitions.c: the configuration table */
 extern uint64 bf_def_epoch;
