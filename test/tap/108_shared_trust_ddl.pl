@@ -386,6 +386,121 @@ no_false_negatives($node, $db, $W, 'SELECT k FROM t_rw', 'rewrite with USING: at
 wait_ready($node, $db, $W, 'rewrite with USING');
 no_false_negatives($node, $db, $W, 'SELECT k FROM t_rw', 'rewrite with USING: rebuilt');
 
+# ================================================== rolled-back DDL ====
+# DDL that suspends or removes a guard, rolled back (whole transaction or
+# savepoint): the guard must come back by itself (ready, every key found),
+# never stay suspended for good, never answer "no".
+my $RB = guarded('t_rb', 'rb', 2000);
+for my $case (
+	[ 'DISABLE TRIGGER ALL, ROLLBACK', q{BEGIN; ALTER TABLE t_rb DISABLE TRIGGER ALL; ROLLBACK;} ],
+	[ 'DROP TRIGGER, ROLLBACK', q{BEGIN; DROP TRIGGER bloom_guard_k ON t_rb; ROLLBACK;} ],
+	[ 'CREATE OR REPLACE TRIGGER to another function, ROLLBACK', q{BEGIN;
+		CREATE OR REPLACE TRIGGER bloom_guard_k AFTER INSERT OR UPDATE ON t_rb FOR EACH ROW EXECUTE FUNCTION noop_trg();
+		ROLLBACK;} ],
+	[ 'DISABLE TRIGGER in a savepoint rolled back', q{BEGIN; SAVEPOINT a; ALTER TABLE t_rb DISABLE TRIGGER bloom_guard_k;
+		ROLLBACK TO SAVEPOINT a; INSERT INTO t_rb (k) VALUES ('rb-in-xact'); COMMIT;} ],
+	[ 'ALTER COLUMN TYPE ... USING, ROLLBACK', q{BEGIN; ALTER TABLE t_rb ALTER COLUMN k TYPE text USING k || '?'; ROLLBACK;} ],
+	[ 'DROP TABLE, ROLLBACK', q{BEGIN; DROP TABLE t_rb; ROLLBACK;} ])
+{
+	my ($what, $sql) = @$case;
+	($st, $err) = run($sql);
+	is($st, 'OK', "$what: runs") or diag($err);
+	sq(q{INSERT INTO t_rb (k) SELECT 'rb-after-' || i || '-' || clock_timestamp() FROM generate_series(1, 100) i});
+	no_false_negatives($node, $db, $RB, 'SELECT k FROM t_rb', "$what: at once");
+	is(guard_trigger_list($node, $db, 't_rb'), 'bloom_guard_k:A', "$what: the guard trigger is as it was");
+	wait_ready($node, $db, $RB, "$what: ready again by itself");
+	no_false_negatives($node, $db, $RB, 'SELECT k FROM t_rb', "$what: ready again");
+}
+# suspended, then an ENABLE rolled back: still suspended, checks "maybe"
+sq(q{ALTER TABLE t_rb DISABLE TRIGGER bloom_guard_k});
+suspended($RB, 'suspended before an ENABLE rolled back');
+($st, $err) = run(q{BEGIN; ALTER TABLE t_rb ENABLE TRIGGER bloom_guard_k; ROLLBACK;});
+sq(q{INSERT INTO t_rb (k) SELECT 'rb-suspended' || i FROM generate_series(1, 100) i});
+all_maybe($RB, 'ENABLE rolled back');
+no_false_negatives($node, $db, $RB, 'SELECT k FROM t_rb', 'ENABLE rolled back');
+sq(q{ALTER TABLE t_rb ENABLE TRIGGER bloom_guard_k});
+wait_ready($node, $db, $RB, 'enabled for real');
+no_false_negatives($node, $db, $RB, 'SELECT k FROM t_rb', 'enabled for real');
+
+# ====================================================== more manoeuvres ====
+# bloom_unguard after the guard trigger was renamed: the renamed trigger goes
+# too (triggers are identified by function and argument, not by name).
+my $U2 = guarded('t_ug', 'ug', 500);
+sq(q{ALTER TRIGGER bloom_guard_k ON t_ug RENAME TO renamed_guard});
+($st, $err) = run(q{SELECT bloom_unguard('t_ug', 'k')});
+is($st, 'OK', 'bloom_unguard after ALTER TRIGGER RENAME') or diag($err);
+is(guard_trigger_list($node, $db, 't_ug'), '', 'bloom_unguard removed the renamed guard trigger');
+($st, $err) = run(q{SELECT bloom_guard('t_ug', 'k')});
+is($st, 'OK', 'guard again after that') or diag($err);
+wait_ready($node, $db, $U2, 'guarded again');
+no_false_negatives($node, $db, $U2, 'SELECT k FROM t_ug', 'guarded again');
+# two guards on one table: DISABLE TRIGGER ALL suspends both, ENABLE rebuilds both
+sq(q{ALTER TABLE t_ug ADD COLUMN k2 text; UPDATE t_ug SET k2 = 'second-' || k; SELECT bloom_guard('t_ug', 'k2');});
+wait_ready($node, $db, 'public.t_ug.k2', 'second guard on the table');
+sq(q{ALTER TABLE t_ug DISABLE TRIGGER ALL});
+suspended($U2, 'two guards, DISABLE TRIGGER ALL: first');
+suspended('public.t_ug.k2', 'two guards, DISABLE TRIGGER ALL: second');
+sq(q{INSERT INTO t_ug (k, k2) SELECT 'ug-dis' || i, 'ug2-dis' || i FROM generate_series(1, 200) i;
+	ALTER TABLE t_ug ENABLE TRIGGER ALL;});
+is(guard_trigger_list($node, $db, 't_ug'), 'bloom_guard_k:A,bloom_guard_k2:A', 'two guards: both ALWAYS again');
+wait_ready($node, $db, $U2, 'two guards enabled: first');
+wait_ready($node, $db, 'public.t_ug.k2', 'two guards enabled: second');
+no_false_negatives($node, $db, $U2, 'SELECT k FROM t_ug', 'two guards enabled: first');
+no_false_negatives($node, $db, 'public.t_ug.k2', 'SELECT k2 FROM t_ug', 'two guards enabled: second');
+# disabled, then dropped: removed
+sq(q{ALTER TABLE t_ug DISABLE TRIGGER bloom_guard_k2});
+($st, $err) = run(q{DROP TRIGGER bloom_guard_k2 ON t_ug});
+is($st, 'OK', 'DROP TRIGGER of a disabled guard trigger') or diag($err);
+removed('public.t_ug.k2', 'disabled, then dropped');
+# ALTER TABLE ... SET SCHEMA: followed by OID
+sq(q{CREATE SCHEMA moved; ALTER TABLE t_ug SET SCHEMA moved;
+	INSERT INTO moved.t_ug (k) SELECT 'ug-moved' || i FROM generate_series(1, 200) i;});
+no_false_negatives($node, $db, $U2, 'SELECT k FROM moved.t_ug', 'ALTER TABLE ... SET SCHEMA: rows found under the old name');
+is(sq(q{SELECT rel::regclass::text FROM bloom_shared_definitions WHERE name = 'public.t_ug.k'}), 'moved.t_ug',
+	'ALTER TABLE ... SET SCHEMA: the definition follows the table');
+# rewrites that keep the keys: SET UNLOGGED / LOGGED, VACUUM FULL, CLUSTER
+sq(q{ALTER TABLE moved.t_ug SET UNLOGGED; ALTER TABLE moved.t_ug SET LOGGED; VACUUM FULL moved.t_ug;
+	INSERT INTO moved.t_ug (k) SELECT 'ug-rewritten' || i FROM generate_series(1, 200) i;});
+no_false_negatives($node, $db, $U2, 'SELECT k FROM moved.t_ug', 'SET UNLOGGED / LOGGED / VACUUM FULL');
+wait_ready($node, $db, $U2, 'after the rewrites');
+no_false_negatives($node, $db, $U2, 'SELECT k FROM moved.t_ug', 'after the rewrites, ready');
+# NO INHERIT: the former child leaves the tree; dropping its trigger then
+# neither removes nor suspends the parent's guard for good
+sq(q{ALTER TABLE ih_c3 NO INHERIT ih});
+($st, $err) = run(q{DROP TRIGGER IF EXISTS bloom_guard_k ON ih_c3});
+is($st, 'OK', 'NO INHERIT, then DROP TRIGGER on the former child') or diag($err);
+is(sq(q{SELECT count(*) FROM bloom_shared_definitions WHERE name = 'public.ih.k'}), '1',
+	'the parent\'s guard is still defined');
+wait_ready($node, $db, $I, 'parent after a former child lost its trigger');
+no_false_negatives($node, $db, $I, 'SELECT k FROM ih', 'parent after a former child lost its trigger');
+# DETACH PARTITION CONCURRENTLY (two transactions)
+($st, $err) = run(q{ALTER TABLE pt DETACH PARTITION pt2 CONCURRENTLY});
+is($st, 'OK', 'DETACH PARTITION CONCURRENTLY') or diag($err);
+sq(q{INSERT INTO pt SELECT 0, 'pt-after-concurrent-detach' || i FROM generate_series(1, 200) i});
+no_false_negatives($node, $db, $P, 'SELECT k FROM pt', 'after DETACH PARTITION CONCURRENTLY');
+wait_ready($node, $db, $P, 'after DETACH PARTITION CONCURRENTLY');
+no_false_negatives($node, $db, $P, 'SELECT k FROM pt', 'after DETACH PARTITION CONCURRENTLY, ready');
+# a partition's cloned trigger disabled by name
+sq(q{ALTER TABLE pt0 DISABLE TRIGGER bloom_guard_k});
+suspended($P, 'a partition\'s guard trigger disabled by name');
+sq(q{INSERT INTO pt0 SELECT 0, 'pt0-disabled-by-name' || i FROM generate_series(1, 200) i;
+	ALTER TABLE pt0 ENABLE TRIGGER bloom_guard_k;});
+wait_ready($node, $db, $P, 'partition trigger enabled by name');
+no_false_negatives($node, $db, $P, 'SELECT k FROM pt', 'partition trigger disabled and enabled by name');
+# the longest names: 63 double quotes each (quote_ident doubles them)
+{
+	my $q63 = '"' x 63;
+	my $id = '"' . ('""' x 63) . '"';
+	($st, $err) = run(qq{CREATE SCHEMA $id; CREATE TABLE $id.$id ($id text);
+		INSERT INTO $id.$id SELECT 'long' || i FROM generate_series(1, 500) i;});
+	is($st, 'OK', 'schema, table and column named with 63 double quotes') or diag($err);
+	my ($gs, $ge, $gname) = run(qq{SELECT bloom_guard('$id.$id', '$q63')});
+	is($gs, 'OK', 'guard of the longest quoted names') or diag($ge);
+	is($gname, "$id.$id.$id", 'the name is quote_ident of each part (386 characters)');
+	wait_ready($node, $db, $gname, 'longest names') if $gs eq 'OK';
+	no_false_negatives($node, $db, $gname, "SELECT $id FROM $id.$id", 'longest names');
+}
+
 # ====================================================== key conversion ====
 my $long = "\x{e9}" x 50;    # 50 x U+00E9 = 100 bytes in UTF-8
 # (in a UTF8 database: name clipping at a character boundary)
