@@ -109,23 +109,37 @@ check_read_access(BfSharedSite *site, Oid userid)
 {
 	Oid			relid = site->def.relid;
 
-	if (pg_class_aclcheck(relid, userid, ACL_SELECT) != ACLCHECK_OK &&
-		pg_attribute_aclcheck(relid, site->attnum, userid, ACL_SELECT) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for column %s of table %s",
-						quote_identifier(NameStr(site->def.column_name)),
-						get_rel_name(relid)),
-				 errdetail("Checking shared bloom filter \"%s\" reveals whether the column holds a value.",
-						   site->name),
-				 errhint("Grant SELECT on the column (or the table) to the role.")));
-	if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("shared bloom filter \"%s\" cannot be used under row-level security of table %s",
-						site->name, get_rel_name(relid)),
-				 errdetail("The filter holds the keys of every row, including rows the policies hide from this role."),
-				 errhint("Use it from a role that bypasses row-level security on the table, such as its owner.")));
+	switch (bf_read_access(relid, site->attnum, userid))
+	{
+		case BF_READ_OK:
+			return;
+		case BF_READ_NO_USAGE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied for schema %s",
+							get_namespace_name(get_rel_namespace(relid))),
+					 errdetail("Checking shared bloom filter \"%s\" reveals whether the column holds a value.",
+							   site->name)));
+			break;
+		case BF_READ_NO_SELECT:
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied for column %s of table %s",
+							quote_identifier(NameStr(site->def.column_name)),
+							get_rel_name(relid)),
+					 errdetail("Checking shared bloom filter \"%s\" reveals whether the column holds a value.",
+							   site->name),
+					 errhint("Grant SELECT on the column (or the table) to the role.")));
+			break;
+		case BF_READ_ROW_SECURITY:
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("shared bloom filter \"%s\" cannot be used under row-level security of table %s",
+							site->name, get_rel_name(relid)),
+					 errdetail("The filter holds the keys of every row, including rows the policies hide from this role."),
+					 errhint("Use it from a role that bypasses row-level security on the table, such as its owner.")));
+			break;
+	}
 }
 
 static void
@@ -286,6 +300,22 @@ check_text_arg(FunctionCallInfo fcinfo, const char *name)
 				 errhint("Cast the key to the guarded column's type.")));
 }
 
+/*
+ * A key compared under a nondeterministic collation ('ALICE' COLLATE ci)
+ * equals strings of other bytes: the column's keys cannot answer for it.
+ */
+static void
+check_collation(Oid collation, const char *name)
+{
+	if (OidIsValid(collation) && !get_collation_isdeterministic(collation))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot check shared bloom filter \"%s\" under the nondeterministic collation \"%s\"",
+						name, get_collation_name(collation)),
+				 errdetail("Strings equal under a nondeterministic collation can differ in their bytes."),
+				 errhint("Check the key under the column's own collation.")));
+}
+
 /* Resolve a call site: definition, column, access, key conversion. */
 static BfSharedSite *
 site_setup(FunctionCallInfo fcinfo, SiteMode mode, bool text_arg)
@@ -316,6 +346,7 @@ site_setup(FunctionCallInfo fcinfo, SiteMode mode, bool text_arg)
 		undefined_filter(name);
 	if (text_arg)
 		check_text_arg(fcinfo, name);
+	check_collation(PG_GET_COLLATION(), name);
 	strlcpy(site->name, name, sizeof(site->name));
 	site->attnum = get_attnum(site->def.relid, NameStr(site->def.column_name));
 	if (site->attnum == InvalidAttrNumber)
@@ -523,6 +554,18 @@ bloom_shared_get(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(result);
 }
 
+/* Waiting tells the filter's state: the rule of checks, or ownership. */
+static void
+check_wait_access(const BfDefinition *def)
+{
+	AttrNumber	attnum = get_attnum(def->relid, NameStr(def->column_name));
+
+	if (attnum != InvalidAttrNumber &&
+		bf_read_access(def->relid, attnum, GetUserId()) == BF_READ_OK)
+		return;
+	bf_check_owner(def->relid);
+}
+
 Datum
 bloom_shared_wait(PG_FUNCTION_ARGS)
 {
@@ -536,6 +579,7 @@ bloom_shared_wait(PG_FUNCTION_ARGS)
 	bf_shared_check_enabled();
 	if (!bf_def_by_name(name, &def))
 		undefined_filter(name);
+	check_wait_access(&def);
 	if (RecoveryInProgress())
 		PG_RETURN_BOOL(false);
 	if (TransactionIdIsValid(GetTopTransactionIdIfAny()) &&

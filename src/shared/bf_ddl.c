@@ -352,7 +352,11 @@ review_guard(const BfDefinition *def, bool keys_changed, bool triggers_changed,
 		ereport(NOTICE,
 				(errmsg("shared bloom filter \"%s\" was removed: table \"%s\" no longer has its guard trigger",
 						def->name, get_rel_name(def->relid))));
-		bf_guard_remove(def);
+		/*
+		 * The other tables' triggers stay: they do nothing without the
+		 * definition, and pg_restore --clean drops each by name.
+		 */
+		bf_guard_remove(def, false);
 		return;
 	}
 	if (st == BF_GUARD_BAD_SHAPE)

@@ -148,14 +148,20 @@ bf_guard_drop_triggers(const BfDefinition *def)
 	}
 }
 
-/* Remove a guard: its definition, its triggers, its filter. */
+/*
+ * Remove a guard: its definition and its filter, and its triggers if asked
+ * (without a definition they do nothing).
+ */
 void
-bf_guard_remove(const BfDefinition *def)
+bf_guard_remove(const BfDefinition *def, bool drop_triggers)
 {
 	bf_def_delete(def->id);
-	SPI_connect();
-	bf_guard_drop_triggers(def);
-	SPI_finish();
+	if (drop_triggers)
+	{
+		SPI_connect();
+		bf_guard_drop_triggers(def);
+		SPI_finish();
+	}
 	/* a rollback keeps the definition: it is loaded again on first use */
 	if (bf_shared_available())
 		bf_filter_forget(def->id);
@@ -178,6 +184,22 @@ def_of_column(Oid relid, const char *column, BfDefinition *out)
 		}
 	}
 	return false;
+}
+
+/*
+ * The name of a new filter: "schema"."table"."column", followed by #2, #3 ...
+ * if a filter of a table renamed since has that name (a quoted identifier
+ * never ends a name that way: "k#2" would be quoted).
+ */
+static void
+unique_filter_name(Oid relid, const char *column, char *name)
+{
+	char	   *base = bf_filter_name(relid, column);
+	BfDefinition other;
+
+	strlcpy(name, base, BF_SHARED_NAME_LEN);
+	for (int n = 2; bf_def_by_name(name, &other); n++)
+		snprintf(name, BF_SHARED_NAME_LEN, "%s#%d", base, n);
 }
 
 static void
@@ -283,14 +305,14 @@ bloom_guard(PG_FUNCTION_ARGS)
 	def.fpr = PG_ARGISNULL(2) ? 0.01 : PG_GETARG_FLOAT8(2);
 	def.capacity = PG_ARGISNULL(3) ? 0 : PG_GETARG_INT64(3);
 	check_sizing(relid, def.fpr, def.capacity, !PG_ARGISNULL(3));
-	strlcpy(def.name, bf_filter_name(relid, column), sizeof(def.name));
-	if (def_of_column(relid, column, &existing) || bf_def_by_name(def.name, &existing))
+	if (def_of_column(relid, column, &existing))
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
 				 errmsg("column \"%s\" of table \"%s\" is already guarded by shared bloom filter \"%s\"",
 						column, get_rel_name(relid), existing.name),
 				 errhint("Rebuild it with bloom_shared_rebuild('%s'), or remove it with bloom_unguard() first.",
 						 existing.name)));
+	unique_filter_name(relid, column, def.name);
 
 	def.id = bf_def_insert(&def);
 	members = bf_tree_members(relid, ShareRowExclusiveLock);
@@ -325,7 +347,7 @@ bloom_unguard(PG_FUNCTION_ARGS)
 				 errmsg("column \"%s\" of table \"%s\" is not guarded",
 						column, get_rel_name(relid)),
 				 errhint("The view bloom_shared_filters lists the guarded columns.")));
-	bf_guard_remove(&def);
+	bf_guard_remove(&def, true);
 	PG_RETURN_VOID();
 }
 
