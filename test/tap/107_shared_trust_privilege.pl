@@ -28,7 +28,9 @@
 #   4. row-level security: a role subject to RLS on the table gets 42501 from
 #      bloom_shared_contains and bloom_shared_get; BYPASSRLS, the owner
 #      (without FORCE), superusers, and roles on tables without RLS succeed;
-#      FORCE ROW LEVEL SECURITY makes the owner fail too.
+#      FORCE ROW LEVEL SECURITY makes the owner fail too;
+#   5. checks, get and wait need USAGE on the schema (42501); the view hides
+#      state and counters from roles that may not check.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -363,6 +365,36 @@ is((psql_as($node, 'postgres', 'carl', "SELECT bloom_shared_contains('public.r.k
 $node->safe_psql('postgres', 'ALTER TABLE public.r NO FORCE ROW LEVEL SECURITY; ALTER TABLE public.r DISABLE ROW LEVEL SECURITY');
 is((psql_as($node, 'postgres', 'bob', "SELECT bloom_shared_contains('public.r.k', 'r1'::text)"))[0], 'OK',
 	'RLS disabled again: bob\'s checks answer');
+
+# ============================================= 5. schema USAGE, the view ====
+# Checks, get and wait also need USAGE on the table's schema; the view shows
+# the state and counters only to roles that may check (or own) the filter.
+$node->safe_psql('postgres', q{
+	CREATE SCHEMA priv AUTHORIZATION alice;
+	SET ROLE alice;
+	CREATE TABLE priv.t (k text);
+	INSERT INTO priv.t SELECT 'p' || i FROM generate_series(1, 500) i;
+	GRANT SELECT ON priv.t TO bob;
+	SELECT bloom_guard('priv.t', 'k');
+});
+wait_ready($node, 'postgres', 'priv.t.k', 'table in a schema without USAGE');
+for my $call ("SELECT bloom_shared_contains('priv.t.k', 'p1'::text)",
+	"SELECT bloom_shared_get('priv.t.k') IS NOT NULL",
+	"SELECT bloom_shared_wait('priv.t.k', 100)")
+{
+	is((psql_as($node, 'postgres', 'bob', $call))[0], '42501', "no USAGE on the schema: $call raises 42501");
+}
+$node->safe_psql('postgres', q{SET ROLE alice; SELECT count(*) FROM generate_series(1, 100) i WHERE bloom_shared_contains('priv.t.k', 'zz' || i);});
+my ($vs, $vo) = psql_as($node, 'postgres', 'carl', q{SELECT state, coalesce(checks, 0) = 0 AND coalesce(negatives, 0) = 0
+	AND keys_added IS NULL AND last_error IS NULL FROM bloom_shared_filters WHERE name = 'priv.t.k'});
+is("$vs $vo", 'OK hidden|t', 'the view hides the state and counters from a role that may not check');
+is($node->safe_psql('postgres', q{SELECT checks >= 100 FROM bloom_shared_filters WHERE name = 'priv.t.k'}), 't',
+	'(the filter has counted checks, shown to the superuser)');
+$node->safe_psql('postgres', 'SET ROLE alice; GRANT USAGE ON SCHEMA priv TO bob;');
+my ($us, $uo, $ue) = psql_as($node, 'postgres', 'bob', q{SELECT bloom_shared_contains('priv.t.k', 'p1'::text)});
+is("$us $uo", 'OK t', 'USAGE granted: bob\'s check answers') or diag($ue);
+($vs, $vo) = psql_as($node, 'postgres', 'bob', q{SELECT state FROM bloom_shared_filters WHERE name = 'priv.t.k'});
+is("$vs $vo", 'OK ready', 'the view shows the state to a role that may check');
 
 server_intact($node, $watch, 'end of 107');
 $node->stop;

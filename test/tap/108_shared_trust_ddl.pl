@@ -217,6 +217,19 @@ wait_ready($node, $db, 's.t.k', 'schema renamed, rebuilt');
 no_false_negatives($node, $db, 's.t.k', 'SELECT k FROM s2.t', 'schema renamed, rebuilt: rows of s2.t found');
 is(sq(q{SELECT count(*) FROM s.t WHERE NOT bloom_shared_contains('s.t.k', k)}) > 0 ? 'not claimed' : 'claimed',
 	'not claimed', 'the rebuilt filter was read from s2.t, not from the new s.t');
+# The new s.t can be guarded on its own: under another name (the old one
+# still belongs to s2.t); each filter answers for its own table.
+my ($ns, $ne, $newname) = run(q{SELECT bloom_guard('s.t', 'k')});
+is($ns, 'OK', 'the new s.t can be guarded') or diag($ne);
+isnt($newname, 's.t.k', "the new s.t gets a name of its own ($newname)");
+if ($ns eq 'OK')
+{
+	wait_ready($node, $db, $newname, 'the new s.t');
+	no_false_negatives($node, $db, $newname, 'SELECT k FROM s.t', 'the new s.t under its own name');
+	no_false_negatives($node, $db, 's.t.k', 'SELECT k FROM s2.t', 's2.t still under s.t.k');
+	is(sq("SELECT count(*) FROM s.t WHERE NOT bloom_shared_contains('s.t.k', k)") > 0 ? 'own' : 'shared', 'own',
+		'the two filters are distinct (s.t.k does not hold the new table\'s keys)');
+}
 ($st, $err) = run(q{DROP SCHEMA s2 CASCADE});
 is($st, 'OK', 'DROP SCHEMA s2 CASCADE') or diag($err);
 removed('s.t.k', 'DROP SCHEMA CASCADE');
@@ -554,7 +567,18 @@ for my $p (@probes)
 	is($cs, 'OK', "key conversion kc.$col, probe $shown: the check answers (WHERE: $where)") or diag($ce);
 	ok($where ne 't' || ($got // '') eq 't', "key conversion kc.$col, probe $shown: WHERE finds it ($where), so the filter says true ($got)");
 }
-my ($ns, $ne, $nout) = run(q{SELECT bloom_shared_contains('public.kc.nu', '12345.678')});
+# a nondeterministic collation on the check: refused (0A000), never a "no"
+# where WHERE (under that collation) finds a row
+if (sq(q{SELECT count(*) > 0 FROM pg_collation WHERE collprovider = 'i'}) eq 't')
+{
+	sq(q{CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false)});
+	my ($cw) = sq(q{SELECT EXISTS (SELECT 1 FROM kc WHERE v = 'XY' COLLATE ci)});
+	my ($cs2, $ce2, $cg) = run(q{SELECT bloom_shared_contains('public.kc.v', 'XY' COLLATE ci)});
+	ok($cs2 eq '0A000' || ($cs2 eq 'OK' && ($cw ne 't' || $cg eq 't')),
+		"a check under a nondeterministic collation: refused (0A000) or consistent with WHERE ($cs2, WHERE $cw)")
+	  or diag($ce2);
+}
+($ns, $ne, my $nout) = run(q{SELECT bloom_shared_contains('public.kc.nu', '12345.678')});
 is("$ns $nout", 'OK f', q{numeric(5,2) probed with '12345.678': false, no error (like WHERE)}) or diag($ne);
 is(sq(q{SELECT EXISTS (SELECT 1 FROM kc WHERE nu = '12345.678')}), 'f', q{... and WHERE nu = '12345.678' finds nothing});
 

@@ -5,7 +5,7 @@
 #
 #   1. parameters are validated by bloom_guard up front: an fpr of 1e-300,
 #      0, 1, NaN, a capacity of 0 or -5 fail with 22023, a capacity that
-#      cannot fit with 53200, bloom_guard(0::regclass, ...) with 42P01, an
+#      cannot fit with 53400, bloom_guard(0::regclass, ...) with 42P01, an
 #      unknown column with 42703; nothing is left behind;
 #   2. ALTER TABLE ... ENABLE TRIGGER ALL on a guarded table works (ALWAYS);
 #   3. a rebuild waiting for an uncommitted writer whose worker is killed
@@ -74,7 +74,7 @@ my @bad = (
 	[ q{bloom_guard('v', 'k', 'NaN')}, '22023', 'an fpr of NaN' ],
 	[ q{bloom_guard('v', 'k', 0.01, 0)}, '22023', 'a capacity of 0' ],
 	[ q{bloom_guard('v', 'k', 0.01, -5)}, '22023', 'a negative capacity' ],
-	[ q{bloom_guard('v', 'k', 0.01, 1000000000000)}, '53200', 'a capacity that cannot fit in bloomfilter.shared_memory' ],
+	[ q{bloom_guard('v', 'k', 0.01, 1000000000000)}, '53400', 'a capacity that cannot fit in bloomfilter.shared_memory' ],
 	[ q{bloom_guard('v', 'k', 1e-300, 1000)}, '22023', 'an fpr of 1e-300 with a capacity' ],
 	[ q{bloom_guard(0::regclass, 'k')}, '42P01', 'bloom_guard(0::regclass, ...)' ],
 	[ q{bloom_guard('v', 'nosuch')}, '42703', 'an unknown column' ]);
@@ -208,7 +208,7 @@ for my $t ('a1', 'a2', 'a3', 'a4')
 }
 make_tables($db, 'b2', 'b3', 'b4');
 ($st, $err) = run("SELECT bloom_guard('b1', 'k')");
-is($st, '53200', 'all four slots used by d1: a fifth guard fails with 53200') or diag($err);
+is($st, '53400', 'all four slots used by d1: a fifth guard fails with 53400') or diag($err);
 like($err, qr/bloomfilter\.max_shared_filters/, '... naming bloomfilter.max_shared_filters');
 is(guard_trigger_list($node, $db, 'b1'), '', 'the refused guard left no trigger');
 

@@ -13,7 +13,9 @@
 #      transaction);
 #   5. pg_restore --data-only --disable-triggers of the whole dump (the
 #      definitions table's rows included) into such a guarded database:
-#      whatever pg_restore says, never a "no" for a restored key.
+#      whatever pg_restore says, never a "no" for a restored key;
+#   6. pg_restore --schema-only into an empty database, then --data-only
+#      --disable-triggers (the triggers exist before the definitions).
 #
 # After each: every pg_restore succeeds, the definitions are the dumped ones,
 # every guard trigger fires ALWAYS (tgenabled = 'A'), each filter becomes
@@ -184,6 +186,17 @@ for my $name (sort keys %keys)
 	my ($st, $e2, $o2) = sqlstate($node, 'dst5', "SELECT bloom_shared_wait(" . lit($name) . ", 20000)");
 	no_false_negatives($node, 'dst5', $name, $keys{$name}, "whole data-only restore ($st $o2): $name");
 }
+
+# ----------------------- 6. --schema-only, then --data-only --disable-triggers ----
+# The triggers arrive before the definitions (configuration-table data):
+# nothing may fail, and once the data is in, every filter is built.
+$node->safe_psql('postgres', 'CREATE DATABASE dst6');
+$node->command_ok([ 'pg_restore', '--schema-only', '--exit-on-error', '-d', $node->connstr('dst6'), "$tmp/src.dump" ],
+	'pg_restore --schema-only into an empty database');
+$node->command_ok([ 'pg_restore', '--data-only', '--disable-triggers', '--exit-on-error', '-d', $node->connstr('dst6'),
+	"$tmp/src.dump" ], 'then pg_restore --data-only --disable-triggers');
+is(sq('dst6', 'SELECT (SELECT count(*) FROM s.par) + (SELECT count(*) FROM s.pt)'), $dumped_rows, 'dst6: the rows are restored');
+check_db('dst6', 'restore --schema-only, then --data-only --disable-triggers', 'r6');
 
 server_intact($node, $watch, 'end of 110');
 $node->stop;
