@@ -17,7 +17,10 @@
 #   4. DROP DATABASE (WITH FORCE, while one of its builds waits for a
 #      writer) frees the database's filters: with
 #      bloomfilter.max_shared_filters = 4 all used by the dropped database,
-#      another database can guard four tables again within seconds.
+#      another database can guard four tables again within seconds;
+#   5. (run before 4) DDL racing a rebuild of a large table: DISABLE TRIGGER,
+#      ATTACH PARTITION, ALTER TABLE ... INHERIT, DROP TRIGGER with the slot
+#      reused at once: never a "no", never a published filter missing rows.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -194,6 +197,92 @@ ok($ready && ($wait_s eq '' || $wait_s < 1 || $took < $wait_s),
 	sprintf('bloom_shared_rebuild retried at once (ready after %.1f s; the scheduled retry was %s s away)', $took, $wait_s));
 no_false_negatives($node, $db, $S, 'SELECT k FROM b1', 'after the manual retry');
 note('ready again, last_error: ' . (sqlstate($node, $db, "SELECT coalesce(last_error, '<null>') FROM bloom_shared_filters WHERE name = '$S'"))[2]);
+
+# ============================================ 5. DDL racing a build ====
+# A build scanning a large table while DDL changes what it may publish:
+# DISABLE TRIGGER (rows written after it are missed by the trigger),
+# ATTACH PARTITION and ALTER TABLE ... INHERIT (rows no trigger saw), DROP
+# TRIGGER (the guard is removed; its slot reused).  At no point may a check
+# answer "no" for a committed key, and the build may not publish a filter
+# that misses them.
+my $NBIG = 400000;
+sq(qq{CREATE TABLE big (k text); INSERT INTO big SELECT 'big' || i FROM generate_series(1, $NBIG) i;
+	CREATE TABLE bp (g int, k text) PARTITION BY LIST (g);
+	CREATE TABLE bp0 PARTITION OF bp FOR VALUES IN (0);
+	INSERT INTO bp SELECT 0, 'bp' || i FROM generate_series(1, $NBIG) i;
+	CREATE TABLE bi (k text);
+	INSERT INTO bi SELECT 'bi' || i FROM generate_series(1, $NBIG) i;
+	SELECT bloom_guard('big', 'k'); SELECT bloom_guard('bp', 'k'); SELECT bloom_guard('bi', 'k');});
+wait_ready($node, $db, "public.$_.k", "race: $_") for ('big', 'bp', 'bi');
+
+# Poll for $seconds: count checks where $new_keys_sql has a key answering "no"
+# while it is committed; returns the number of bad polls.
+sub race_watch
+{
+	my ($name, $keys_sql, $seconds) = @_;
+	my ($bad, $polls) = (0, 0);
+	my $until = time + $seconds;
+	while (time < $until)
+	{
+		my ($st2, $e2, $o2) = sqlstate($node, $db,
+			"SELECT count(*) FROM ($keys_sql) s(k) WHERE NOT bloom_shared_contains('$name', k)");
+		$polls++;
+		if ($st2 ne 'OK' || $o2 ne '0')
+		{
+			$bad++;
+			diag("$name: $st2 " . ($o2 // '') . ' keys answered "no" (state ' . state_of($node, $db, $name) . ')');
+		}
+		usleep(100_000);
+	}
+	return ($bad, $polls);
+}
+
+for my $round (1 .. 2)
+{
+	# (a) DISABLE TRIGGER ALL right after a rebuild started
+	sq(q{SELECT bloom_shared_rebuild('public.big.k')});
+	sq(q{ALTER TABLE big DISABLE TRIGGER ALL});
+	sq(qq{INSERT INTO big SELECT 'big-dis$round-' || i FROM generate_series(1, 2000) i});
+	my ($bad, $polls) = race_watch('public.big.k', "SELECT k FROM big WHERE k LIKE 'big-dis%'", 3);
+	is($bad, 0, "race $round: DISABLE TRIGGER during a rebuild: no \"no\" for rows written meanwhile ($polls polls)");
+	ok(poll_for($node, $db, "SELECT state FROM bloom_shared_filters WHERE name = 'public.big.k'", 'suspended', 10),
+		"race $round: DISABLE TRIGGER during a rebuild: ends suspended (" . state_of($node, $db, 'public.big.k') . ')');
+	sq(q{ALTER TABLE big ENABLE TRIGGER ALL});
+	wait_ready($node, $db, 'public.big.k', "race $round: enabled again");
+	no_false_negatives($node, $db, 'public.big.k', "SELECT k FROM big WHERE k LIKE 'big-dis%'", "race $round: enabled again");
+
+	# (b) ATTACH PARTITION with rows right after a rebuild started
+	my $g = $round;
+	sq(qq{CREATE TABLE bp$g (g int, k text); INSERT INTO bp$g SELECT $g, 'bp$g-' || i FROM generate_series(1, 20000) i;});
+	sq(q{SELECT bloom_shared_rebuild('public.bp.k')});
+	sq(qq{ALTER TABLE bp ATTACH PARTITION bp$g FOR VALUES IN ($g)});
+	($bad, $polls) = race_watch('public.bp.k', "SELECT k FROM bp$g", 3);
+	is($bad, 0, "race $round: ATTACH PARTITION during a rebuild: no \"no\" for the attached rows ($polls polls)");
+	wait_ready($node, $db, 'public.bp.k', "race $round: after ATTACH");
+	no_false_negatives($node, $db, 'public.bp.k', "SELECT k FROM bp$g", "race $round: after ATTACH, ready");
+
+	# (c) ALTER TABLE ... INHERIT with rows right after a rebuild started
+	sq(qq{CREATE TABLE bi$g (k text); INSERT INTO bi$g SELECT 'bi$g-' || i FROM generate_series(1, 20000) i;});
+	sq(q{SELECT bloom_shared_rebuild('public.bi.k')});
+	sq(qq{ALTER TABLE bi$g INHERIT bi});
+	($bad, $polls) = race_watch('public.bi.k', "SELECT k FROM bi$g", 3);
+	is($bad, 0, "race $round: INHERIT during a rebuild: no \"no\" for the new child's rows ($polls polls)");
+	wait_ready($node, $db, 'public.bi.k', "race $round: after INHERIT");
+	no_false_negatives($node, $db, 'public.bi.k', "SELECT k FROM bi$g", "race $round: after INHERIT, ready");
+}
+# (d) DROP TRIGGER during a rebuild, the slot reused at once
+sq(q{SELECT bloom_shared_rebuild('public.big.k')});
+($st, $err) = run(q{DROP TRIGGER bloom_guard_k ON big});
+is($st, 'OK', 'race: DROP TRIGGER during a rebuild') or diag($err);
+sq(q{CREATE TABLE reuse (k text); INSERT INTO reuse SELECT 'reuse' || i FROM generate_series(1, 5000) i;});
+($st, $err) = run(q{SELECT bloom_guard('reuse', 'k')});
+is($st, 'OK', 'race: the freed slot is reused by a new guard') or diag($err);
+wait_ready($node, $db, 'public.reuse.k', 'race: the new guard');
+no_false_negatives($node, $db, 'public.reuse.k', 'SELECT k FROM reuse', 'race: the new guard holds its own keys');
+usleep(1_000_000);
+is(contains_error($node, $db, 'public.big.k', "'big1'::text"), '42704', 'race: the removed guard stays removed (42704)');
+no_false_negatives($node, $db, 'public.reuse.k', 'SELECT k FROM reuse', 'race: the new guard, a second later');
+server_intact($node, $watch, 'after the races');
 
 # ===================================================== 4. DROP DATABASE ====
 sq(q{SELECT bloom_unguard(rel, column_name) FROM bloom_shared_definitions});
