@@ -18,6 +18,9 @@
 #      writer) frees the database's filters: with
 #      bloomfilter.max_shared_filters = 4 all used by the dropped database,
 #      another database can guard four tables again within seconds;
+#   6. (run before 4, 5) odd calls: NULL arguments, the trigger and event
+#      trigger functions called directly, bloom_shared_trigger on tables,
+#      views and shapes it does not belong to: never a crash;
 #   5. (run before 4) DDL racing a rebuild of a large table: DISABLE TRIGGER,
 #      ATTACH PARTITION, ALTER TABLE ... INHERIT, DROP TRIGGER with the slot
 #      reused at once: never a "no", never a published filter missing rows.
@@ -197,6 +200,65 @@ ok($ready && ($wait_s eq '' || $wait_s < 1 || $took < $wait_s),
 	sprintf('bloom_shared_rebuild retried at once (ready after %.1f s; the scheduled retry was %s s away)', $took, $wait_s));
 no_false_negatives($node, $db, $S, 'SELECT k FROM b1', 'after the manual retry');
 note('ready again, last_error: ' . (sqlstate($node, $db, "SELECT coalesce(last_error, '<null>') FROM bloom_shared_filters WHERE name = '$S'"))[2]);
+
+# ======================================================== 6. odd calls ====
+# NULL arguments, trigger and event-trigger functions called directly, the
+# guard's trigger function attached to tables it does not belong to (other
+# column types, no column at all, a view, wrong shapes and arguments):
+# errors or no-ops, never a crash, and b1's filter unharmed.
+for my $call (
+	q{SELECT bloom_shared_contains(NULL, 'x'::text)},
+	q{SELECT bloom_shared_contains('public.b1.k', NULL::text)},
+	q{SELECT bloom_shared_contains('public.b1.k', NULL)},
+	q{SELECT bloom_shared_add(NULL, 1)},
+	q{SELECT bloom_shared_get(NULL)},
+	q{SELECT bloom_shared_wait(NULL)},
+	q{SELECT bloom_shared_wait('public.b1.k', -1)},
+	q{SELECT bloom_shared_rebuild(NULL)},
+	q{SELECT bloom_guard(NULL, 'k')},
+	q{SELECT bloom_guard('b1', NULL)},
+	q{SELECT bloom_guard('b1', 'k', NULL, NULL)},
+	q{SELECT bloom_unguard(NULL, 'k')},
+	q{SELECT bloom_unguard('b1', 'nosuch')},
+	q{SELECT bloom_shared_trigger()},
+	q{SELECT bloom_shared_ddl()},
+	q{SELECT count(*) FROM bloom_shared_filters_info()},
+	q{SELECT bloom_shared_contains(repeat('x', 100000), 'x'::text)},
+	q{SELECT bloom_shared_contains('public.b1.k', repeat('x', 10000000))})
+{
+	my ($cs) = run($call);
+	note("$call: $cs");
+}
+server_intact($node, $watch, 'odd calls');
+for my $case (
+	[ 'a table with an int column', q{CREATE TABLE odd_i (k int); CREATE TRIGGER tg AFTER INSERT OR UPDATE ON odd_i FOR EACH ROW EXECUTE FUNCTION bloom_shared_trigger('public.b1.k')}, q{INSERT INTO odd_i VALUES (1)}, 'odd_i' ],
+	[ 'a table without columns', q{CREATE TABLE odd_z (); CREATE TRIGGER tg AFTER INSERT OR UPDATE ON odd_z FOR EACH ROW EXECUTE FUNCTION bloom_shared_trigger('public.b1.k')}, q{INSERT INTO odd_z DEFAULT VALUES}, 'odd_z' ],
+	[ 'a table whose column 1 was dropped', q{CREATE TABLE odd_d (k text, x int); ALTER TABLE odd_d DROP COLUMN k; CREATE TRIGGER tg AFTER INSERT OR UPDATE ON odd_d FOR EACH ROW EXECUTE FUNCTION bloom_shared_trigger('public.b1.k')}, q{INSERT INTO odd_d VALUES (1)}, 'odd_d' ],
+	[ 'no argument', q{CREATE TABLE odd_n (k text); CREATE TRIGGER tg AFTER INSERT OR UPDATE ON odd_n FOR EACH ROW EXECUTE FUNCTION bloom_shared_trigger()}, q{INSERT INTO odd_n VALUES ('n')}, 'odd_n' ],
+	[ 'an unknown filter', q{CREATE TABLE odd_u (k text); CREATE TRIGGER tg AFTER INSERT OR UPDATE ON odd_u FOR EACH ROW EXECUTE FUNCTION bloom_shared_trigger('public.nosuch.k', 'x', 'y')}, q{INSERT INTO odd_u VALUES ('u')}, 'odd_u' ],
+	[ 'a BEFORE trigger', q{CREATE TABLE odd_b (k text); CREATE TRIGGER tg BEFORE INSERT ON odd_b FOR EACH ROW EXECUTE FUNCTION bloom_shared_trigger('public.b1.k')}, q{INSERT INTO odd_b VALUES ('b')}, 'odd_b', 'shape' ],
+	[ 'a statement trigger', q{CREATE TABLE odd_s (k text); CREATE TRIGGER tg AFTER INSERT ON odd_s FOR EACH STATEMENT EXECUTE FUNCTION bloom_shared_trigger('public.b1.k')}, q{INSERT INTO odd_s VALUES ('s')}, 'odd_s', 'shape' ],
+	[ 'a DELETE trigger', q{CREATE TABLE odd_x (k text); INSERT INTO odd_x VALUES ('x'); CREATE TRIGGER tg AFTER DELETE ON odd_x FOR EACH ROW EXECUTE FUNCTION bloom_shared_trigger('public.b1.k')}, q{DELETE FROM odd_x}, 'odd_x', 'shape' ],
+	[ 'a view (INSTEAD OF)', q{CREATE VIEW odd_v AS SELECT 'v'::text AS k; CREATE TRIGGER tg INSTEAD OF INSERT ON odd_v FOR EACH ROW EXECUTE FUNCTION bloom_shared_trigger('public.b1.k')}, q{INSERT INTO odd_v VALUES ('v')}, 'odd_v', 'shape' ],
+	[ 'a constraint trigger', q{CREATE TABLE odd_c (k text); CREATE CONSTRAINT TRIGGER tg AFTER INSERT OR UPDATE ON odd_c DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION bloom_shared_trigger('public.b1.k')}, q{INSERT INTO odd_c VALUES ('c')}, 'odd_c' ])
+{
+	my ($what, $ddl, $dml, $t, $shape) = @$case;
+	my ($ds, $de) = run($ddl);
+	# README: a trigger calling bloom_shared_trigger that is not AFTER INSERT
+	# OR UPDATE ... FOR EACH ROW is refused (42P17), wherever it is
+	is($ds, '42P17', "bloom_shared_trigger as $what: refused (42P17)") or diag($de) if $shape;
+	my ($ms) = run($dml);
+	note("bloom_shared_trigger on $what: DDL $ds, write $ms");
+	server_intact($node, $watch, "bloom_shared_trigger on $what");
+	run("DROP TRIGGER IF EXISTS tg ON $t");
+}
+sq(q{INSERT INTO b1 SELECT 'b1-after-odd' || i FROM generate_series(1, 100) i});
+no_false_negatives($node, $db, $S, 'SELECT k FROM b1', 'b1 after the odd triggers');
+$lb0 = $node->safe_psql($db, "SELECT last_build FROM bloom_shared_filters WHERE name = '$S'");
+sq("SELECT bloom_shared_rebuild('$S')");
+ok(poll_for($node, $db, "SELECT state = 'ready' AND last_build > '$lb0' FROM bloom_shared_filters WHERE name = '$S'", 't', 20),
+	'b1 after the odd triggers: rebuilt and ready (' . state_of($node, $db, $S) . ')');
+no_false_negatives($node, $db, $S, 'SELECT k FROM b1', 'b1 after the odd triggers, rebuilt');
 
 # ============================================ 5. DDL racing a build ====
 # A build scanning a large table while DDL changes what it may publish:
