@@ -12,7 +12,9 @@
  *     could see "next" (WaitForLockersMultiple in ShareLock mode);
  *  4. scan the table and all the tables below it with a fresh snapshot,
  *     directly (no SQL), as the table's owner under
- *     SECURITY_RESTRICTED_OPERATION, adding every non-NULL key;
+ *     SECURITY_RESTRICTED_OPERATION, adding every non-NULL key, then wait
+ *     for every transaction whose snapshot is older than the scan's (it may
+ *     still see rows deleted before the scan);
  *  5. swap: "next" becomes live.
  * Every committed row is then either seen by the scan or was added by its
  * trigger.  Before the swap the build checks that every table of the tree
@@ -39,6 +41,7 @@
 #include "storage/ipc.h"
 #include "storage/lmgr.h"
 #include "storage/proc.h"
+#include "storage/procarray.h"
 #include "tcop/tcopprot.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -49,6 +52,7 @@
 #include "bf_sizing.h"
 #include "bf_value.h"
 #include "bf_worker.h"
+#include "bf_text.h"
 
 PGDLLEXPORT void bf_worker_main(Datum arg);
 
@@ -80,6 +84,7 @@ typedef struct BuildState
 	uint64		bytes;
 	uint64		off;			/* of "next", once allocated */
 	List	   *locktags;		/* of the tables to wait for */
+	TransactionId scan_xmin;	/* the xmin of the scan's snapshot */
 	int64		rows;
 	TimestampTz started;
 	BuildOutcome outcome;
@@ -143,6 +148,10 @@ build_exit(int code, Datum arg)
 								   "the build was interrupted");
 		else if (b->outcome == BUILD_SUSPENDED)
 		{
+			/* the live bits may miss writes: never answer from them again */
+			s->generation++;
+			s->has_live = false;
+			s->live_bytes = 0;
 			s->suspended = true;
 			s->done_seq = b->seq;
 			strlcpy(s->last_error, b->error, sizeof(s->last_error));
@@ -237,11 +246,16 @@ build_size(BuildState *b, Relation rel)
 	capacity = Max(capacity, b->want_capacity);
 	if (!bf_size_for(BF_LAYOUT_BLOCKED, (uint64) capacity, b->def.fpr,
 					 bf_shared_max_nbits(), &size))
+	{
+		char		rate[32];
+
+		bf_format_double(b->def.fpr, rate, sizeof(rate));
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-				 errmsg("shared bloom filter \"%s\" of capacity " INT64_FORMAT " at false-positive rate %g does not fit in bloomfilter.shared_memory (%d MB)",
-						b->def.name, capacity, b->def.fpr, bf_shared_memory_mb),
+				 errmsg("shared bloom filter \"%s\" of capacity " INT64_FORMAT " at false-positive rate %s does not fit in bloomfilter.shared_memory (%d MB)",
+						b->def.name, capacity, rate, bf_shared_memory_mb),
 				 errhint("Raise bloomfilter.shared_memory (needs a restart).")));
+	}
 	memset(&b->hdr, 0, sizeof(b->hdr));
 	b->hdr.version = BF_FORMAT_VERSION;
 	b->hdr.family = BF_FAMILY_BLOOM;
@@ -419,7 +433,18 @@ build_check_guard(BuildState *b)
 {
 	Oid			culprit;
 	BfGuardState st = bf_guard_state(b->def.relid, b->def.name, &culprit);
+	List	   *members = bf_tree_members(b->def.relid, AccessShareLock);
+	ListCell   *lc;
 
+	/* a foreign table's rows are written where no trigger sees them */
+	foreach(lc, members)
+	{
+		char		relkind = get_rel_relkind(lfirst_oid(lc));
+
+		if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
+			suspend(b, psprintf("table \"%s\" of the guarded tree is not a plain table",
+								get_rel_name(lfirst_oid(lc))));
+	}
 	if (st == BF_GUARD_OK)
 		return;
 	suspend(b, psprintf(st == BF_GUARD_MISSING || st == BF_GUARD_CHILD_MISSING ?
@@ -460,6 +485,7 @@ build_scan(BuildState *b)
 						   SECURITY_RESTRICTED_OPERATION);
 	level = bf_fixed_search_path();
 	snap = RegisterSnapshot(GetLatestSnapshot());
+	b->scan_xmin = snap->xmin;
 	hashes = palloc(sizeof(BfHash) * BF_BATCH);
 	batch_cxt = AllocSetContextCreate(CurrentMemoryContext, "bloomfilter build batch",
 									  ALLOCSET_DEFAULT_SIZES);
@@ -475,6 +501,32 @@ build_scan(BuildState *b)
 	bf_restore_search_path(level);
 	SetUserIdAndSecContext(save_userid, save_sec);
 	table_close(root, NoLock);
+	CommitTransactionCommand();
+}
+
+/*
+ * 4b. Wait for the transactions whose snapshots are older than the scan's: a
+ * row deleted (or whose key an UPDATE changed) before the scan's snapshot is
+ * not in "next", but such a snapshot may still see it.  Once they are gone,
+ * no snapshot sees a row the scan did not.  (CREATE INDEX CONCURRENTLY waits
+ * the same way before its index is used.)  Until then checks answer from the
+ * current filter, which holds those keys, or "maybe".
+ */
+static void
+build_wait_older_snapshots(BuildState *b)
+{
+	VirtualTransactionId *old;
+	int			n;
+
+	StartTransactionCommand();
+	old = GetCurrentVirtualXIDs(b->scan_xmin, true, false,
+								PROC_IS_AUTOVACUUM | PROC_IN_VACUUM, &n);
+	for (int i = 0; i < n; i++)
+	{
+		if (VirtualTransactionIdIsValid(old[i]))
+			(void) VirtualXactLock(old[i], true);
+		CHECK_FOR_INTERRUPTS();
+	}
 	CommitTransactionCommand();
 }
 
@@ -547,6 +599,7 @@ build_filter(int slot)
 		build_publish_next(b);
 		build_wait_writers(b);
 		build_scan(b);
+		build_wait_older_snapshots(b);
 		build_swap(b);
 	}
 	PG_CATCH();
@@ -597,8 +650,19 @@ load_database(void)
 		BfDefinition *d = lfirst(lc);
 		BfFilterRef ref;
 
-		if (!bf_filter_lookup(d, false, &ref))
-			bf_filter_request_build(d, InvalidTransactionId, false);
+		if (bf_filter_lookup(d, false, &ref))
+			continue;
+		if (!bf_filter_slot_free())
+		{
+			/* the others stay "not loaded" (checks answer "maybe") */
+			ereport(WARNING,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("shared bloom filter \"%s\" cannot be loaded: all %d shared bloom filter slots are in use",
+							d->name, bf_max_shared_filters),
+					 errhint("Increase bloomfilter.max_shared_filters (needs a restart), or remove guards with bloom_unguard().")));
+			continue;
+		}
+		bf_filter_request_build(d, InvalidTransactionId, false);
 	}
 	PopActiveSnapshot();
 	CommitTransactionCommand();

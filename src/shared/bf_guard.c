@@ -23,6 +23,7 @@
 #include "bf_sizing.h"
 #include "bf_value.h"
 #include "bf_shared.h"
+#include "bf_text.h"
 
 PG_FUNCTION_INFO_V1(bloom_guard);
 PG_FUNCTION_INFO_V1(bloom_unguard);
@@ -219,10 +220,14 @@ check_sizing(Oid relid, double fpr, int64 capacity, bool capacity_given)
 	uint64		max_nbits = bf_shared_max_nbits();
 	int64		need;
 
+	char		rate[32];
+
+	/* the rate as it reads back (%g would print 0.9999999999999999 as 1) */
+	bf_format_double(fpr, rate, sizeof(rate));
 	if (!(fpr > 0.0 && fpr < 1.0))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("false-positive rate must be between 0 and 1 (exclusive), not %g", fpr)));
+				 errmsg("false-positive rate must be between 0 and 1 (exclusive), not %s", rate)));
 	if (capacity_given && capacity <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -230,15 +235,17 @@ check_sizing(Oid relid, double fpr, int64 capacity, bool capacity_given)
 	if (!bf_size_for(BF_LAYOUT_BLOCKED, 1, fpr, BF_MAX_NBITS(BF_LAYOUT_BLOCKED), &size))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("false-positive rate %g is too small for a bloom filter", fpr),
+				 errmsg("false-positive rate %s is too small for a bloom filter", rate),
 				 errhint("Use a rate of at least 1e-15.")));
 	need = capacity_given ? capacity : (int64) Max(1000, 2 * bf_tree_estimate_rows(relid));
-	if (!bf_size_for(BF_LAYOUT_BLOCKED, (uint64) need, fpr, max_nbits, &size))
+	if (!bf_size_for(BF_LAYOUT_BLOCKED, (uint64) need, fpr, max_nbits, &size) ||
+		bf_payload_bytes(size.nbits) > bf_pool_free_bytes())
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-				 errmsg("a shared bloom filter of capacity " INT64_FORMAT " at false-positive rate %g does not fit in bloomfilter.shared_memory (%d MB)",
-						need, fpr, bf_shared_memory_mb),
-				 errhint("Raise bloomfilter.shared_memory (needs a restart), or use a smaller capacity or a larger rate.")));
+				 errmsg("a shared bloom filter of capacity " INT64_FORMAT " at false-positive rate %s does not fit in bloomfilter.shared_memory (%d MB, %llu kB free)",
+						need, rate, bf_shared_memory_mb,
+						(unsigned long long) (bf_pool_free_bytes() / 1024)),
+				 errhint("Raise bloomfilter.shared_memory (needs a restart), use a smaller capacity or a larger rate, or remove other guards.")));
 }
 
 /* The guarded table and column as bloom_guard accepts them. */
@@ -294,6 +301,8 @@ bloom_guard(PG_FUNCTION_ARGS)
 	relid = PG_GETARG_OID(0);
 	column = NameStr(*PG_GETARG_NAME(1));
 	check_table_exists(relid);
+	/* before waiting for the lock: a stranger must not queue writers behind it */
+	bf_check_owner(relid);
 	/* CREATE TRIGGER takes this lock anyway: take it before looking */
 	LockRelationOid(relid, ShareRowExclusiveLock);
 	check_table_exists(relid);
@@ -362,7 +371,9 @@ bloom_shared_rebuild(PG_FUNCTION_ARGS)
 	if (!bf_def_by_name(name, &def))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("shared bloom filter \"%s\" does not exist", name),
+				 errmsg("shared bloom filter \"%.*s%s\" does not exist",
+						BF_SHARED_NAME_LEN, name,
+						strlen(name) > BF_SHARED_NAME_LEN ? "..." : ""),
 				 errhint("Create it with bloom_guard(table, column); the view bloom_shared_filters lists the existing ones.")));
 	check_table_exists(def.relid);
 	bf_check_owner(def.relid);
