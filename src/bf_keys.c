@@ -212,8 +212,11 @@ bf_key_type_init(BfKeyType *kt, Oid typid, Oid collation, Oid filter_typid)
 bool
 bf_key_type_usable(Oid typid, Oid collation)
 {
-	BfKeyKind	kind = key_kind_of_type(getBaseType(typid));
+	Oid			basetype = getBaseType(typid);
+	BfKeyKind	kind = key_kind_of_type(basetype);
 
+	if (kind == BF_KEY_NONE && is_bloom_literal(basetype))
+		kind = BF_KEY_TEXT;
 	if (kind == BF_KEY_NONE)
 		return false;
 	return kind != BF_KEY_TEXT || !OidIsValid(collation) ||
