@@ -96,6 +96,8 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 	BfValue		v;
 	BfCallSite *site;
 	const BfKeyType *kt;
+	BfHash		hashes[BF_KEY_MAX_FORMS];
+	int			n;
 
 	/*
 	 * The sizing arguments are checked on every row, NULL keys included: a
@@ -149,8 +151,10 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 
 	site = bf_call_site(fcinfo);
 	kt = bf_call_site_arg_key(fcinfo, site, 1, 0);
-	bf_key_check_kind(v.hdr.key_kind, kt);
-	bf_add_hash(&v.hdr, v.bits, bf_key_hash(kt, PG_GETARG_DATUM(1), v.hdr.layout));
+	bf_key_check_value(v.hdr.key_kind, kt);
+	n = bf_key_add_hashes(kt, PG_GETARG_DATUM(1), v.hdr.layout, hashes);
+	for (int h = 0; h < n; h++)
+		bf_add_hash(&v.hdr, v.bits, hashes[h]);
 	bf_value_note_added(&v, kt->kind, 1);
 	notice_if_crowded(site, &v);
 	PG_RETURN_POINTER(v.raw);

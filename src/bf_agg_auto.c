@@ -548,7 +548,8 @@ bloom_agg_auto_transfn(PG_FUNCTION_ARGS)
 	double		param = AUTO_DEFAULT_FPR;
 	AutoSite   *site;
 	const BfKeyType *kt;
-	BfHash		h;
+	BfHash		hashes[BF_KEY_MAX_FORMS];
+	int			n;
 
 	if (!AggCheckCallContext(fcinfo, &aggcxt))
 		elog(ERROR, "bloom_agg_auto_transfn called in non-aggregate context");
@@ -597,20 +598,25 @@ bloom_agg_auto_transfn(PG_FUNCTION_ARGS)
 	if (st->mode == AUTO_SIZED)
 	{
 		/* as bloom_agg_transfn does it */
-		bf_key_check_kind(st->filter.hdr.key_kind, kt);
-		h = bf_key_hash(kt, PG_GETARG_DATUM(1), BF_LAYOUT_BLOCKED);
-		bf_add_hash(&st->filter.hdr, st->filter.bits, h);
+		bf_key_check_value(st->filter.hdr.key_kind, kt);
+		n = bf_key_add_hashes(kt, PG_GETARG_DATUM(1), BF_LAYOUT_BLOCKED, hashes);
+		for (int i = 0; i < n; i++)
+			bf_add_hash(&st->filter.hdr, st->filter.bits, hashes[i]);
 		bf_value_note_added(&st->filter, kt->kind, 1);
 	}
 	else
 	{
-		bf_key_check_kind(st->key_kind, kt);
-		h = bf_key_hash(kt, PG_GETARG_DATUM(1), BF_LAYOUT_BLOCKED);
+		/* every form of the key is a hash to size the filter for */
+		bf_key_check_value(st->key_kind, kt);
+		n = bf_key_add_hashes(kt, PG_GETARG_DATUM(1), BF_LAYOUT_BLOCKED, hashes);
 		st->key_kind = (uint8) kt->kind;
 		st->nrows++;
-		if (st->nhashes >= st->nslots)
-			make_room(st);
-		st->hashes[st->nhashes++] = h.lo;
+		for (int i = 0; i < n; i++)
+		{
+			if (st->nhashes >= st->nslots)
+				make_room(st);
+			st->hashes[st->nhashes++] = hashes[i].lo;
+		}
 		st->sorted = false;
 	}
 	PG_RETURN_POINTER(st);

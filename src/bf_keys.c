@@ -10,8 +10,8 @@
  *	kind		types					canonical bytes
  *	integer		int2, int4, int8, oid	the value as int64, little-endian
  *	text		text, varchar, bpchar,	the bytes in the database encoding
- *				name, "char"			(bpchar and varchar without trailing
- *										blanks; "char" as its text form)
+ *				name					(bpchar and varchar without trailing
+ *										blanks)
  *	bytea		bytea					the bytes
  *	uuid		uuid					the 16 bytes
  *	boolean		bool					one byte, 0 or 1
@@ -23,13 +23,17 @@
  *	timestamp	timestamp				microseconds since 2000-01-01, int64 LE
  *	timestamptz	timestamptz				microseconds since 2000-01-01 UTC, int64 LE
  *
- * Domains use their base type.
+ * Domains use their base type; bloom_literal (what string literals become)
+ * is text.  "char" keys are refused by bloomfilter values
+ * (bf_key_check_value); a shared filter may guard a "char" column, whose
+ * keys are hashed as the bytes of their text form.
  *
  * The rule these forms keep: whenever k1 = k2 is true as PostgreSQL resolves
  * it, a filter holding k1 answers "maybe" for k2, or the combination is an
- * error.  Keys of different kinds never mix (an error).  Within a kind, two
+ * error.  Keys of different kinds never mix (an error).  Within a kind, some
  * of PostgreSQL's equalities identify keys whose canonical bytes differ, and
- * a check tests both forms (bf_key_probe_hashes):
+ * an add sets, or a check tests, the other forms too (bf_key_add_hashes,
+ * bf_key_probe_hashes):
  *
  *	- int2 or int4 = oid compares the integer as an oid, its 32 bits read
  *	  unsigned: (-1)::int4 = 4294967295::oid.  A negative int2/int4 key also
@@ -37,25 +41,40 @@
  *	- varchar = char(n) compares as char(n), ignoring trailing blanks, while
  *	  varchar = text compares every byte.  varchar keys are therefore added
  *	  without trailing blanks (as char(n) keys are), and a check of a text,
- *	  varchar, name or "char" key that ends in blanks tests the string with
- *	  and without them.  (Filters built by version 1.0 hold varchar keys with
+ *	  varchar or name key that ends in blanks tests the string with and
+ *	  without them.  (Filters built by version 1.0 hold varchar keys with
  *	  their blanks: checks of the same key still find them.)
+ *	- A string literal compared with a column is read by the column type's
+ *	  input function: as char(n) it loses its trailing blanks ('ab ' =
+ *	  'ab'::char(2)), as name it is clipped to NAMEDATALEN - 1 = 63 bytes at
+ *	  a character boundary.  Literals reach a filter as text keys, so a text
+ *	  key is added as it is and also without its trailing blanks and clipped
+ *	  to 63 bytes (when those differ), and a check of a text key longer than
+ *	  63 bytes also tests it clipped.  (Filters built by version 1.0 lack the
+ *	  forms added: a char(n) or name check of such a key can answer "no".)
  *
  * Types with an equality of their own that bytes cannot follow (citext,
- * nondeterministic collations) are refused.
+ * nondeterministic collations) are refused; so is "char" in filter values,
+ * since a literal compared with it keeps only its first byte ('a'::"char" =
+ * 'abc' is true), and the text form of a byte above 127 changed between
+ * PostgreSQL major versions.
  */
 #include "postgres.h"
 
 #include <math.h>
 
+#include "catalog/dependency.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "mb/pg_wchar.h"
 #include "parser/parse_coerce.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 #include "utils/pg_locale.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
@@ -99,12 +118,46 @@ key_kind_of_type(Oid basetype)
 	}
 }
 
+/*
+ * Is this this extension's type bloom_literal?  It is text under another
+ * name (text's I/O functions, a binary cast from text): the type of string
+ * literals and text keys in the bloom_literal variants, and of an array of
+ * them.
+ */
+static bool
+is_bloom_literal(Oid basetype)
+{
+	HeapTuple	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(basetype));
+	bool		result = false;
+
+	if (HeapTupleIsValid(tup))
+	{
+		Form_pg_type t = (Form_pg_type) GETSTRUCT(tup);
+
+		if (strcmp(NameStr(t->typname), "bloom_literal") == 0)
+		{
+			Oid			ext = getExtensionOfObject(TypeRelationId, basetype);
+
+			result = OidIsValid(ext) &&
+				ext == get_extension_oid("bloomfilter", true);
+		}
+		ReleaseSysCache(tup);
+	}
+	return result;
+}
+
 void
 bf_key_type_init(BfKeyType *kt, Oid typid, Oid collation, Oid filter_typid)
 {
 	Oid			basetype = getBaseType(typid);
 	BfKeyKind	kind = key_kind_of_type(basetype);
 
+	if (kind == BF_KEY_NONE && is_bloom_literal(basetype))
+	{
+		/* byte for byte text: hashed as text */
+		basetype = TEXTOID;
+		kind = BF_KEY_TEXT;
+	}
 	if (kind == BF_KEY_NONE)
 	{
 		if (OidIsValid(filter_typid) && basetype == getBaseType(filter_typid))
@@ -131,7 +184,7 @@ bf_key_type_init(BfKeyType *kt, Oid typid, Oid collation, Oid filter_typid)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("keys of type %s are not supported by bloomfilter",
 						format_type_be(typid)),
-				 errdetail("Supported key types: smallint, integer, bigint, oid, text, varchar, char, name, \"char\", bytea, uuid, boolean, real, double precision, numeric, date, timestamp, timestamptz."),
+				 errdetail("Supported key types: smallint, integer, bigint, oid, text, varchar, char, name, bytea, uuid, boolean, real, double precision, numeric, date, timestamp, timestamptz."),
 				 errhint("Cast the key to text (key::text), and use the same cast when adding and when checking.")));
 	}
 
@@ -151,7 +204,7 @@ bf_key_type_init(BfKeyType *kt, Oid typid, Oid collation, Oid filter_typid)
 
 	kt->typid = typid;
 	kt->collation = collation;
-	kt->basetype = basetype;
+	kt->basetype = basetype;	/* TEXTOID for bloom_literal */
 	kt->kind = kind;
 	get_typlenbyvalalign(typid, &kt->typlen, &kt->typbyval, &kt->typalign);
 }
@@ -159,8 +212,11 @@ bf_key_type_init(BfKeyType *kt, Oid typid, Oid collation, Oid filter_typid)
 bool
 bf_key_type_usable(Oid typid, Oid collation)
 {
-	BfKeyKind	kind = key_kind_of_type(getBaseType(typid));
+	Oid			basetype = getBaseType(typid);
+	BfKeyKind	kind = key_kind_of_type(basetype);
 
+	if (kind == BF_KEY_NONE && is_bloom_literal(basetype))
+		kind = BF_KEY_TEXT;
 	if (kind == BF_KEY_NONE)
 		return false;
 	return kind != BF_KEY_TEXT || !OidIsValid(collation) ||
@@ -342,6 +398,59 @@ string_key_bytes(const BfKeyType *kt, Datum key, const char **s, size_t *len,
 	}
 }
 
+/* Length of a string read as name: clipped to 63 bytes as namein does it. */
+static inline size_t
+name_clip_len(const char *s, size_t len)
+{
+	if (len < NAMEDATALEN)
+		return len;
+	return (size_t) pg_mbcliplen(s, (int) len, NAMEDATALEN - 1);
+}
+
+static inline size_t
+without_trailing_blanks(const char *s, size_t len)
+{
+	while (len > 0 && s[len - 1] == ' ')
+		len--;
+	return len;
+}
+
+int
+bf_key_add_hashes(const BfKeyType *kt, Datum key, int layout, BfHash *hashes)
+{
+	const char *s;
+	size_t		len;
+	size_t		trimmed;
+	size_t		clipped;
+	void	   *to_free;
+	int			n = 1;
+
+	if (kt->basetype != TEXTOID)
+	{
+		hashes[0] = bf_key_hash(kt, key, layout);
+		return 1;
+	}
+
+	/*
+	 * A text key: a string literal, for all a filter can tell.  Compared
+	 * with a char(n) column the literal is read as char(n), without its
+	 * trailing blanks; with a name column as name, clipped to 63 bytes.  Set
+	 * those forms too, so that the char(n) or name keys equal to it are
+	 * found.
+	 */
+	string_key_bytes(kt, key, &s, &len, &to_free);
+	trimmed = without_trailing_blanks(s, len);
+	clipped = name_clip_len(s, len);
+	hashes[0] = bf_hash_bytes(layout, s, len);
+	if (trimmed != len)
+		hashes[n++] = bf_hash_bytes(layout, s, trimmed);
+	if (clipped != len)
+		hashes[n++] = bf_hash_bytes(layout, s, clipped);
+	if (to_free != NULL)
+		pfree(to_free);
+	return n;
+}
+
 int
 bf_key_probe_hashes(const BfKeyType *kt, Datum key, int layout, BfHash *hashes)
 {
@@ -383,19 +492,30 @@ bf_key_probe_hashes(const BfKeyType *kt, Datum key, int layout, BfHash *hashes)
 				int			n = 1;
 
 				string_key_bytes(kt, key, &s, &len, &to_free);
-				trimmed = len;
-				while (trimmed > 0 && s[trimmed - 1] == ' ')
-					trimmed--;
+				trimmed = without_trailing_blanks(s, len);
 
 				/*
 				 * The string as it is (text, name and "char" keys are added
 				 * so, and varchar keys were by version 1.0) and, if it ends
 				 * in blanks, without them (bpchar and varchar keys are added
-				 * so): varchar = char(n) ignores trailing blanks.
+				 * so): varchar = char(n) ignores trailing blanks, and so
+				 * does a string literal compared with a char(n).
 				 */
 				hashes[0] = bf_hash_bytes(layout, s, len);
 				if (trimmed != len)
 					hashes[n++] = bf_hash_bytes(layout, s, trimmed);
+
+				/*
+				 * A text key may be a string literal, which a name column
+				 * reads clipped to 63 bytes: also the name it equals.
+				 */
+				if (kt->basetype == TEXTOID)
+				{
+					size_t		clipped = name_clip_len(s, len);
+
+					if (clipped != len)
+						hashes[n++] = bf_hash_bytes(layout, s, clipped);
+				}
 				if (to_free != NULL)
 					pfree(to_free);
 				return n;
@@ -417,4 +537,17 @@ bf_key_check_kind(int filter_kind, const BfKeyType *kt)
 						bf_key_kind_name(filter_kind)),
 				 errhint("Cast the key to a type of kind %s, as when the filter was built.",
 						 bf_key_kind_name(filter_kind))));
+}
+
+void
+bf_key_check_value(int filter_kind, const BfKeyType *kt)
+{
+	if (kt->basetype == CHAROID)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("keys of type %s are not supported by bloomfilter",
+						format_type_be(kt->typid)),
+				 errdetail("A string literal compared with a \"char\" value keeps only its first byte ('a'::\"char\" = 'abc' is true), so a filter could answer \"no\" for a key it holds.  The text form of a \"char\" value above 127 also differs between PostgreSQL major versions."),
+				 errhint("Cast the key to text (key::text), and use the same cast when adding and when checking.")));
+	bf_key_check_kind(filter_kind, kt);
 }

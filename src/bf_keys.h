@@ -40,18 +40,30 @@ extern bool bf_key_type_usable(Oid typid, Oid collation);
 
 /*
  * Hash a (non-NULL) key of that type for a filter of the given layout: the
- * hash to set when adding it.
+ * hash of its canonical bytes.  A shared filter, which reads every key as
+ * its column's type, sets and tests just this hash.
  */
 extern BfHash bf_key_hash(const BfKeyType *kt, Datum key, int layout);
 
-/* The most hashes bf_key_probe_hashes gives for one key. */
-#define BF_KEY_MAX_PROBES	2
+/* The most hashes bf_key_add_hashes or bf_key_probe_hashes gives for a key. */
+#define BF_KEY_MAX_FORMS	3
+#define BF_KEY_MAX_PROBES	BF_KEY_MAX_FORMS
+
+/*
+ * The hashes to set when adding a (non-NULL) key to a bloomfilter value:
+ * bf_key_hash first, then, for a text key (a string literal, which
+ * PostgreSQL's = may read as char(n) or name), the forms the literal takes
+ * as those (see bf_keys.c).  Returns how many (1 to BF_KEY_MAX_FORMS).
+ */
+extern int	bf_key_add_hashes(const BfKeyType *kt, Datum key, int layout,
+							  BfHash *hashes);
 
 /*
  * The hashes to test when checking a (non-NULL) key: the filter may hold it
  * ("maybe") if all the bits of any one of them are set.  Usually just
- * bf_key_hash; two where PostgreSQL's = makes the key equal to a key of
- * other canonical bytes (see bf_keys.c).  Returns how many (1 or 2).
+ * bf_key_hash; more where PostgreSQL's = makes the key equal to a key of
+ * other canonical bytes (see bf_keys.c).  Returns how many (1 to
+ * BF_KEY_MAX_PROBES).
  */
 extern int	bf_key_probe_hashes(const BfKeyType *kt, Datum key, int layout,
 								BfHash *hashes);
@@ -62,5 +74,13 @@ extern int	bf_key_probe_hashes(const BfKeyType *kt, Datum key, int layout,
  * A filter of kind none (no key added yet) accepts any kind.
  */
 extern void bf_key_check_kind(int filter_kind, const BfKeyType *kt);
+
+/*
+ * bf_key_check_kind for a bloomfilter value, where a key also meets string
+ * literals as text: refuses "char" keys besides (a string literal compared
+ * with a "char" keeps only its first byte).  Shared filters, which read a
+ * literal as their column's type, accept "char" columns and do not call it.
+ */
+extern void bf_key_check_value(int filter_kind, const BfKeyType *kt);
 
 #endif							/* BF_KEYS_H */

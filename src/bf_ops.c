@@ -77,17 +77,21 @@ add_array(FunctionCallInfo fcinfo, BfCallSite *site, BfAdd *a,
 	array_iter	iter;
 	uint64		added = 0;
 
-	bf_key_check_kind(a->v.hdr.key_kind, kt);
+	bf_key_check_value(a->v.hdr.key_kind, kt);
 	array_iter_setup(&iter, (AnyArrayType *) arr);
 	for (int i = 0; i < nitems; i++)
 	{
 		bool		isnull;
 		Datum		elem = array_iter_next(&iter, &isnull, i, kt->typlen,
 										   kt->typbyval, kt->typalign);
+		BfHash		hashes[BF_KEY_MAX_FORMS];
+		int			n;
 
 		if (isnull)
 			continue;
-		bf_add_key(a, bf_key_hash(kt, elem, a->v.hdr.layout));
+		n = bf_key_add_hashes(kt, elem, a->v.hdr.layout, hashes);
+		for (int h = 0; h < n; h++)
+			bf_add_key(a, hashes[h]);
 		added++;
 	}
 	bf_add_note_added(a, kt->kind, added);
@@ -119,6 +123,8 @@ add_key(FunctionCallInfo fcinfo, bool literal)
 {
 	const BfKeyType *kt;
 	BfAdd		a;
+	BfHash		hashes[BF_KEY_MAX_FORMS];
+	int			n;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -133,8 +139,10 @@ add_key(FunctionCallInfo fcinfo, bool literal)
 
 	kt = key_type(fcinfo, bf_call_site(fcinfo), 1, 0, literal);
 	bf_add_begin(fcinfo, 0, &a);
-	bf_key_check_kind(a.v.hdr.key_kind, kt);
-	bf_add_key(&a, bf_key_hash(kt, PG_GETARG_DATUM(1), a.v.hdr.layout));
+	bf_key_check_value(a.v.hdr.key_kind, kt);
+	n = bf_key_add_hashes(kt, PG_GETARG_DATUM(1), a.v.hdr.layout, hashes);
+	for (int h = 0; h < n; h++)
+		bf_add_key(&a, hashes[h]);
 	bf_add_note_added(&a, kt->kind, 1);
 	PG_RETURN_DATUM(bf_add_end(&a));
 }
@@ -193,9 +201,9 @@ contains_key(FunctionCallInfo fcinfo, int filter_argno, int key_argno,
 
 	kt = key_type(fcinfo, site, key_argno, filter_argno, literal);
 	bf_call_site_probe(fcinfo, site, filter_argno, 1, &p);
+	bf_key_check_value(p.hdr->key_kind, kt);
 	if (p.hdr->key_kind == BF_KEY_NONE)
 		return false;			/* no key was ever added */
-	bf_key_check_kind(p.hdr->key_kind, kt);
 	n = bf_key_probe_hashes(kt, PG_GETARG_DATUM(key_argno), p.hdr->layout,
 							hashes);
 	for (int i = 0; i < n; i++)
@@ -267,8 +275,7 @@ probe_array(FunctionCallInfo fcinfo, bool stop_on_absent, bool stop_on_present,
 
 	bf_call_site_probe(fcinfo, site, 0, nitems, &p);
 	empty = (p.hdr->key_kind == BF_KEY_NONE);
-	if (!empty)
-		bf_key_check_kind(p.hdr->key_kind, kt);
+	bf_key_check_value(p.hdr->key_kind, kt);
 
 	array_iter_setup(&iter, (AnyArrayType *) arr);
 	while (done < nitems)

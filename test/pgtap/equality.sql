@@ -195,6 +195,105 @@ BEGIN
 	END LOOP;
 END $$;
 
+-- String literals against every type: in "col = 'lit'" PostgreSQL reads the
+-- literal with the column type's input function (name clips it to 63 bytes,
+-- char(n) drops its trailing blanks, "char" keeps its first byte), while a
+-- filter takes a bare literal as a text key.  For every type t and pairs
+-- (v, lit) with v::t = 'lit' true: a literal added is found by a check of
+-- v::t, and v::t added is found by a check of the literal — or refused.
+CREATE TEMP TABLE eq_lit_cand (ord int, v text, lit text);
+INSERT INTO eq_lit_cand
+SELECT 0, v, lit FROM (VALUES
+	(repeat('x', 70), repeat('x', 70)),
+	(repeat('x', 63), repeat('x', 63) || 'tail'),
+	(repeat('é', 40), repeat('é', 40)),
+	(repeat('ab', 31) || 'é', repeat('ab', 31) || 'éé'),
+	(repeat('x', 62) || '  yz' || repeat('z', 10), repeat('x', 62) || '  yz' || repeat('z', 10)),
+	(repeat('x', 70) || '  ', repeat('x', 70) || '  '),
+	(repeat('x', 62) || ' ', repeat('x', 62) || '   '),
+	('a', 'abc'), ('abc', 'a'), ('q', 'qrs'), ('é', 'é'), ('é', '\303'), ('\303', 'é'),
+	('ab', 'ab  '), ('ab  ', 'ab'), ('Ab', 'ab'), ('x', 'x '), ('', ' '), (' ', ''),
+	('1.5', '1.50'), ('42', '042'), ('t', 'yes'), ('2024-02-29', '2024-02-29 00:00:00'),
+	('\x00ff', '\x00FF'), ('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11')) AS s(v, lit)
+UNION ALL
+SELECT 1, c, d FROM eq_cand
+UNION ALL
+SELECT 1, d, c FROM eq_cand;
+
+CREATE TEMP TABLE eq_lit_results (t text, npairs int, outcomes text[]);
+
+DO $$
+DECLARE
+	tn text;
+	ex record;
+	eq boolean;
+	n int;
+	outcomes text[];
+BEGIN
+	FOR tn IN SELECT name FROM eq_typenames ORDER BY 1 LOOP
+		EXECUTE format('CREATE TEMP TABLE eq_l (v %s, lit text)', tn);
+		-- the pairs with v::t = 'lit' true, the constructed ones first
+		FOR ex IN SELECT DISTINCT ON (v, lit) ord, v, lit FROM eq_lit_cand ORDER BY v, lit, ord LOOP
+			BEGIN
+				EXECUTE format('SELECT %L::%s = %L', ex.v, tn, ex.lit) INTO eq;
+				IF eq THEN
+					EXECUTE format('INSERT INTO eq_l VALUES (%L::%s, %L)', ex.v, tn, ex.lit);
+				END IF;
+			EXCEPTION WHEN OTHERS THEN
+				NULL;
+			END;
+		END LOOP;
+		SELECT count(*) INTO n FROM eq_l;
+		outcomes := ARRAY[]::text[];
+		-- every constructed pair, and up to 40 more
+		FOR ex IN
+			(SELECT l.v::text AS v, l.lit FROM eq_l l
+			 WHERE (l.v::text, l.lit) IN (SELECT c.v, c.lit FROM eq_lit_cand c WHERE c.ord = 0))
+			UNION
+			(SELECT l.v::text, l.lit FROM eq_l l ORDER BY md5(l.v::text || l.lit) LIMIT 40)
+		LOOP
+			-- a literal added, the typed value checked
+			outcomes := outcomes || pg_temp.eq_outcome(format(
+				'SELECT CASE WHEN (bloom_empty(100) || %L) @> %L::%s THEN 0 ELSE 1 END',
+				ex.lit, ex.v, tn));
+			outcomes := outcomes || pg_temp.eq_outcome(format(
+				'SELECT CASE WHEN %L::%s <@ bloom_add(bloom_empty(100, 0.01, ''classic''), %L) THEN 0 ELSE 1 END',
+				ex.v, tn, ex.lit));
+			outcomes := outcomes || pg_temp.eq_outcome(format(
+				'SELECT count(*) FROM eq_l WHERE v = %L AND NOT bloom_contains_any(bloom_add_all(bloom_empty(100), ARRAY[%L]), ARRAY[v])',
+				ex.lit, ex.lit));
+			-- the typed value added, a literal checked
+			outcomes := outcomes || pg_temp.eq_outcome(format(
+				'SELECT CASE WHEN (bloom_empty(100) || %L::%s) @> %L THEN 0 ELSE 1 END',
+				ex.v, tn, ex.lit));
+			outcomes := outcomes || pg_temp.eq_outcome(format(
+				'SELECT CASE WHEN %L <@ bloom_add(bloom_empty(100, 0.01, ''classic''), %L::%s) THEN 0 ELSE 1 END',
+				ex.lit, ex.v, tn));
+			outcomes := outcomes || pg_temp.eq_outcome(format(
+				'SELECT CASE WHEN bloom_contains((SELECT bloom_agg(v) FROM eq_l WHERE v = %L), %L) THEN 0 ELSE 1 END',
+				ex.lit, ex.lit));
+			outcomes := outcomes || pg_temp.eq_outcome(format(
+				'SELECT CASE WHEN (SELECT bloom_agg(v, 1000, 0.01) FROM eq_l) @> %L THEN 0 ELSE 1 END',
+				ex.lit));
+		END LOOP;
+		INSERT INTO eq_lit_results VALUES (tn, n, outcomes);
+		DROP TABLE eq_l;
+	END LOOP;
+END $$;
+
+SELECT ok(NOT EXISTS (SELECT 1 FROM unnest(outcomes) o WHERE o NOT IN ('maybe', 'refused')),
+          format('literal = %s: %s pairs of equal values; %s', t, npairs,
+                 (SELECT string_agg(DISTINCT o, ', ') FROM unnest(outcomes) o)))
+FROM eq_lit_results ORDER BY t;
+SELECT ok((SELECT bool_and(npairs >= 5) FROM eq_lit_results
+           WHERE t IN ('name', '"char"', 'bpchar', 'char(4)', 'text', 'varchar', 'eq_bpchar', 'eq_text', 'citext')),
+          'the string types are tested against literals, with values');
+SELECT is((SELECT count(*) FROM eq_lit_results WHERE t IN ('name', 'bpchar', 'char(4)', 'eq_bpchar')
+             AND 'maybe' = ALL (outcomes)), 4::bigint,
+          'name and char(n) agree with literals');
+SELECT is((SELECT count(*) FROM eq_lit_results WHERE t = '"char"' AND 'maybe' = ANY (outcomes)), 0::bigint,
+          '"char" is refused on every path');
+
 -- one test per pair of types
 SELECT ok(NOT EXISTS (SELECT 1 FROM unnest(outcomes) o WHERE o NOT IN ('maybe', 'refused')),
           format('%s = %s: %s pairs of equal values; %s', ta, tb, npairs,

@@ -49,7 +49,7 @@ except ImportError:  # pragma: no cover - reported at use
     xxhash = None
 
 __all__ = [
-    'BloomFilter', 'FormatError', 'KeyKindError', 'canonical_bytes', 'probe_bytes',
+    'BloomFilter', 'FormatError', 'KeyKindError', 'canonical_bytes', 'probe_bytes', 'add_bytes',
     'numeric_text', 'hash_key', 'LAYOUT_BLOCKED', 'LAYOUT_CLASSIC',
 ]
 
@@ -232,10 +232,9 @@ def canonical_bpchar(s, encoding='utf-8'):
     return canonical_text(s, encoding).rstrip(b' ')
 
 
-def canonical_name(s, encoding='utf-8'):
-    """name: as text, clipped to NAMEDATALEN-1 = 63 bytes at a character
-    boundary (what PostgreSQL's name input does)."""
-    b = canonical_text(s, encoding)
+def clip_name_bytes(b, encoding='utf-8'):
+    """Bytes clipped to NAMEDATALEN-1 = 63 at a character boundary, as
+    PostgreSQL's name input clips a string."""
     if len(b) < NAMEDATALEN:
         return b
     if encoding.lower().replace('-', '').replace('_', '') != 'utf8':
@@ -244,6 +243,12 @@ def canonical_name(s, encoding='utf-8'):
     while n > 0 and (b[n] & 0xC0) == 0x80:   # do not split a character
         n -= 1
     return b[:n]
+
+
+def canonical_name(s, encoding='utf-8'):
+    """name: as text, clipped to NAMEDATALEN-1 = 63 bytes at a character
+    boundary (what PostgreSQL's name input does)."""
+    return clip_name_bytes(canonical_text(s, encoding), encoding)
 
 
 def canonical_bytea(b):
@@ -490,6 +495,7 @@ TYPES = {
     'bigint': (KEY_INTEGER, canonical_integer),
     'oid': (KEY_INTEGER, canonical_oid),
     'text': (KEY_TEXT, canonical_text),
+    'bloom_literal': (KEY_TEXT, canonical_text),
     'varchar': (KEY_TEXT, canonical_bpchar),
     'bpchar': (KEY_TEXT, canonical_bpchar),
     'char': (KEY_TEXT, canonical_bpchar),
@@ -559,12 +565,23 @@ def canonical_bytes(key, sqltype=None):
 
 # The canonical bytes a check tests for a key (src/bf_keys.c,
 # bf_key_probe_hashes): the filter may hold the key if any of them is
-# present.  Two where PostgreSQL's = makes the key equal to keys of other
-# canonical bytes: an int2/int4 below 0 and an oid above 2^31 - 1 are equal
-# (int4 = oid reads the 32 bits unsigned), and a text, varchar or name key
-# that ends in blanks equals char(n) and varchar keys without them.
+# present.  More than one where PostgreSQL's = makes the key equal to keys of
+# other canonical bytes: an int2/int4 below 0 and an oid above 2^31 - 1 are
+# equal (int4 = oid reads the 32 bits unsigned); a text, varchar or name key
+# that ends in blanks equals char(n) and varchar keys without them; and a
+# text key (a string literal, for all a filter can tell) longer than 63 bytes
+# equals the name it is clipped to.
 _SIGNED32_TYPES = ('int2', 'smallint', 'int4', 'integer', 'int')
-_BLANKS_TYPES = ('text', 'varchar', 'name')
+_TEXT_TYPES = ('text', 'bloom_literal')
+_BLANKS_TYPES = _TEXT_TYPES + ('varchar', 'name')
+
+
+def _distinct(forms):
+    out = []
+    for f in forms:
+        if f not in out:
+            out.append(f)
+    return out
 
 
 def probe_bytes(key, sqltype=None):
@@ -582,9 +599,23 @@ def probe_bytes(key, sqltype=None):
             return kind, [canon, _int64le(v - (1 << 32))]
     elif sqltype in _BLANKS_TYPES:
         raw = canonical_name(key) if sqltype == 'name' else canonical_text(key)
-        if raw.endswith(b' '):
-            return kind, [raw, raw.rstrip(b' ')]
-        return kind, [raw]
+        forms = [raw, raw.rstrip(b' ')]
+        if sqltype in _TEXT_TYPES:
+            forms.append(clip_name_bytes(raw))
+        return kind, _distinct(forms)
+    return kind, [canon]
+
+
+def add_bytes(key, sqltype=None):
+    """(key kind, [canonical bytes to set]) of a key, as an add sets them
+    (src/bf_keys.c, bf_key_add_hashes): a text key (a string literal, for
+    all a filter can tell) also without its trailing blanks, as char(n)
+    reads a literal, and clipped to 63 bytes, as name reads it."""
+    if sqltype is None:
+        sqltype = infer_type(key)
+    kind, canon = canonical_bytes(key, sqltype)
+    if sqltype in _TEXT_TYPES:
+        return kind, _distinct([canon, canon.rstrip(b' '), clip_name_bytes(canon)])
     return kind, [canon]
 
 
@@ -823,9 +854,10 @@ class BloomFilter:
 
     def add(self, key, sqltype=None):
         """Add a key (as bloom_add does: sets the key kind, counts added)."""
-        kind, canon = self._canonical(key, sqltype)
-        for j in self.positions(canon):
-            self.bits[j >> 3] |= 1 << (j & 7)
+        kind, _ = self._canonical(key, sqltype)
+        for canon in add_bytes(key, sqltype)[1]:
+            for j in self.positions(canon):
+                self.bits[j >> 3] |= 1 << (j & 7)
         self.key_kind = kind
         self.added += 1
         return self
@@ -1069,6 +1101,17 @@ def selftest(verbose=False):
           'check of text or varchar ending in blanks also tests the string without them')
     check(p('ab ', 'bpchar') == ['6162'] and p('ab', 'text') == ['6162'], 'other strings: one form')
     check(c('é' * 40, 'name') == ('é' * 31).encode().hex(), 'name -> clipped to 63 bytes, whole characters')
+    check(p('é' * 40, 'text') == [('é' * 40).encode().hex(), ('é' * 31).encode().hex()]
+          and p('x' * 70 + ' ', 'text') == [('x' * 70 + ' ').encode().hex(), ('x' * 70).encode().hex(),
+                                             ('x' * 63).encode().hex()],
+          'check of text longer than 63 bytes also tests the name it is clipped to')
+    check(p('x' * 70, 'varchar') == [('x' * 70).encode().hex()] and p('x' * 70, 'name') == [('x' * 63).encode().hex()],
+          'varchar and name checks: no clipped form')
+    a = lambda k, t: [x.hex() for x in add_bytes(k, t)[1]]
+    check(a('ab ', 'text') == ['616220', '6162'] and a('x' * 64, 'text') == [('x' * 64).encode().hex(), ('x' * 63).encode().hex()],
+          'add of text also sets it without trailing blanks and clipped to 63 bytes')
+    check(a('ab ', 'varchar') == ['6162'] and a('ab ', 'name') == ['616220'] and a('ab', 'text') == ['6162'],
+          'other adds: one form')
     check(c(b'') == '', 'bytea empty')
     check(c('\\xdeadbeef', 'bytea') == 'deadbeef', 'bytea from hex text')
     check(c(uuid.UUID('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11')) == 'a0eebc999c0b4ef8bb6d6bb9bd380a11', 'uuid')

@@ -14,8 +14,10 @@ names clipped at 63 bytes), bytea (empty too), uuid, float4 and float8
 (-0, NaN, +-Infinity, subnormals), numeric at other scales than added
 (NaN, +-Infinity, negative, large, tiny), date, timestamp and timestamptz
 (BC, years past 9999, +-infinity; timestamptz added under TimeZone UTC,
-checked under Asia/Kolkata).  Then the reader's validation is compared with
-the server's on mutated headers.
+checked under Asia/Kolkata).  Then filters of text keys that set several
+forms (ending in blanks, longer than 63 bytes), built by the reader's add()
+and by the server, must be byte for byte the same, and the reader's
+validation is compared with the server's on mutated headers.
 
 Run by test/run-tests.sh against its throwaway server: PGHOST, PGPORT and
 PGUSER name it; PSQL (default: psql) the client.  Works in its own database,
@@ -400,6 +402,34 @@ def compare_validation():
     return bad
 
 
+# Text keys whose adds set more than one form (src/bf_keys.c,
+# bf_key_add_hashes): ending in blanks, longer than 63 bytes, multibyte.
+ADD_KEYS = ['ab', 'ab  ', ' ', '', 'x' * 63, 'x' * 64, 'x' * 70 + '  ', 'é' * 40,
+            'ab' * 31 + 'éé', 'x' * 62 + '  yz' + 'z' * 10, '鍵🔑' * 20]
+
+
+def compare_adds():
+    """Filters built by the reader's add() are byte for byte the server's,
+    for text keys that set several forms, added as text and as name."""
+    bad = 0
+    n = 0
+    for lname in ('blocked', 'classic'):
+        for sqltype in ('text', 'name', 'varchar'):
+            arr = 'ARRAY[%s]::%s[]' % (', '.join("'%s'" % k.replace("'", "''") for k in ADD_KEYS), sqltype)
+            server = bfr.BloomFilter.from_hex(
+                psql("SELECT bloom_add_all(bloom_empty(1000, 0.01, '%s'), %s)::bytea" % (lname, arr)))
+            mine = bfr.BloomFilter(bfr.LAYOUT_BLOCKED if lname == 'blocked' else bfr.LAYOUT_CLASSIC,
+                                   server.nbits, server.hashes, server.capacity, server.target_fpr)
+            for k in ADD_KEYS:
+                mine.add(k, sqltype)
+            n += 1
+            if mine.to_bytes() != server.to_bytes():
+                bad += 1
+                print('  DISAGREE add %s %s: the reader\'s filter differs from the server\'s' % (lname, sqltype))
+    print('adds: %d filters of text keys with several forms, reader and server agree on %d' % (n, n - bad))
+    return bad
+
+
 def main():
     t0 = time.time()
     csv.field_size_limit(CSV_FIELD_LIMIT)
@@ -431,6 +461,7 @@ def main():
             for e in examples:
                 print('  ' + e)
             print('  (%s: %.1f s)' % (spec['kind'], time.time() - t1), flush=True)
+        total_bad += compare_adds()
         total_bad += compare_validation()
     finally:
         psql('DROP DATABASE IF EXISTS %s' % DB, db='postgres')
