@@ -188,6 +188,8 @@ ok(poll_for($node, $db, "SELECT next_try IS NOT NULL FROM bloom_shared_filters W
 	'after three kills: next_try is set');
 my $wait_s = (sqlstate($node, $db, "SELECT extract(epoch FROM next_try - clock_timestamp()) FROM bloom_shared_filters WHERE name = '$S'"))[2] // '';
 note("next retry in $wait_s s");
+# backoff 1 s, 2 s, 4 s ...: after three failures the next try is a few seconds away
+cmp_ok($wait_s eq '' ? 0 : $wait_s, '>', 1.5, "after three failures the retry backs off (next try in $wait_s s)");
 $h->query_safe('COMMIT');
 $h->quit;
 my $t0 = time;
