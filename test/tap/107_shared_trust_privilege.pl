@@ -362,6 +362,33 @@ is((psql_as($node, 'postgres', 'alice', "SELECT bloom_shared_get('public.r.k') I
 	'FORCE ROW LEVEL SECURITY: bloom_shared_get of the owner: 42501');
 is((psql_as($node, 'postgres', 'carl', "SELECT bloom_shared_contains('public.r.k', 'r1'::text)"))[0], 'OK',
 	'FORCE ROW LEVEL SECURITY: BYPASSRLS still answers');
+# RLS that applies to bob although no policy names him: no policy at all
+# (default deny), a policy for another role only, a policy for INSERT only;
+# and row_security = off does not turn the refusal into an answer.
+$node->safe_psql('postgres', q{
+	SET ROLE alice;
+	CREATE TABLE public.rl1 (k text); INSERT INTO public.rl1 VALUES ('secret1');
+	CREATE TABLE public.rl2 (k text); INSERT INTO public.rl2 VALUES ('secret2');
+	CREATE TABLE public.rl3 (k text); INSERT INTO public.rl3 VALUES ('secret3');
+	SELECT bloom_guard('public.rl1', 'k'); SELECT bloom_guard('public.rl2', 'k'); SELECT bloom_guard('public.rl3', 'k');
+	ALTER TABLE public.rl1 ENABLE ROW LEVEL SECURITY;
+	ALTER TABLE public.rl2 ENABLE ROW LEVEL SECURITY;
+	CREATE POLICY p ON public.rl2 FOR SELECT TO carl USING (true);
+	ALTER TABLE public.rl3 ENABLE ROW LEVEL SECURITY;
+	CREATE POLICY p ON public.rl3 FOR INSERT TO bob WITH CHECK (true);
+	GRANT SELECT, INSERT ON public.rl1, public.rl2, public.rl3 TO bob;
+});
+for my $t ('rl1', 'rl2', 'rl3')
+{
+	wait_ready($node, 'postgres', "public.$t.k", "RLS variant $t");
+	is((psql_as($node, 'postgres', 'bob', "SELECT count(*) FROM public.$t"))[1], '0', "RLS variant $t: bob sees no row");
+	is((psql_as($node, 'postgres', 'bob', "SELECT bloom_shared_contains('public.$t.k', 'secret1'::text)"))[0], '42501',
+		"RLS variant $t: bob's check raises 42501");
+	is((psql_as($node, 'postgres', 'bob', "SET row_security = off; SELECT bloom_shared_contains('public.$t.k', 'x'::text)"))[0],
+		'42501', "RLS variant $t: with row_security = off too");
+	is((psql_as($node, 'postgres', 'bob', "SELECT bloom_shared_get('public.$t.k') IS NOT NULL"))[0], '42501',
+		"RLS variant $t: bob's bloom_shared_get raises 42501");
+}
 $node->safe_psql('postgres', 'ALTER TABLE public.r NO FORCE ROW LEVEL SECURITY; ALTER TABLE public.r DISABLE ROW LEVEL SECURITY');
 is((psql_as($node, 'postgres', 'bob', "SELECT bloom_shared_contains('public.r.k', 'r1'::text)"))[0], 'OK',
 	'RLS disabled again: bob\'s checks answer');
