@@ -567,6 +567,45 @@ for my $p (@probes)
 	is($cs, 'OK', "key conversion kc.$col, probe $shown: the check answers (WHERE: $where)") or diag($ce);
 	ok($where ne 't' || ($got // '') eq 't', "key conversion kc.$col, probe $shown: WHERE finds it ($where), so the filter says true ($got)");
 }
+# more key types: each probe read or converted like WHERE col = <probe> does
+sq(q{CREATE TABLE kc2 (i2 int2, i8 int8, r real, d float8, u uuid, b bool, by bytea, t text, nn numeric);
+	INSERT INTO kc2 VALUES (7, 42, 0.0, -0.0, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', true, '\x0102', 'ab', 1.5),
+		(8, 43, 'NaN', 'Infinity', NULL, NULL, NULL, NULL, 'NaN'),
+		(NULL, NULL, 1.5, 'NaN', NULL, NULL, NULL, NULL, 0);});
+my @cols2 = ('i2', 'i8', 'r', 'd', 'u', 'b', 'by', 't', 'nn');
+sq("SELECT bloom_guard('kc2', '$_')") for @cols2;
+wait_ready($node, $db, "public.kc2.$_", "key conversion: kc2.$_") for @cols2;
+my @probes2 = (
+	[ 'i2', q{7::int8} ], [ 'i2', q{'7'} ], [ 'i2', q{' 7 '} ], [ 'i2', q{70000} ], [ 'i2', q{7.0} ],
+	[ 'i8', q{42::int2} ], [ 'i8', q{42} ], [ 'i8', q{'42'} ], [ 'i8', q{42.0} ], [ 'i8', q{42::float8} ],
+	[ 'r', q{'-0'} ], [ 'r', q{-0.0::real} ], [ 'r', q{0} ], [ 'r', q{'NaN'} ], [ 'r', q{'nan'::real} ],
+	[ 'r', q{1.5} ], [ 'r', q{1.5::float8} ],
+	[ 'd', q{'0'} ], [ 'd', q{0.0::float8} ], [ 'd', q{'-0'} ], [ 'd', q{'Infinity'} ], [ 'd', q{'inf'} ],
+	[ 'd', q{'NaN'} ], [ 'd', q{'NaN'::real} ], [ 'd', q{0::real} ],
+	[ 'u', q{'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'} ], [ 'u', q{'{a0eebc99-9c0b4ef8-bb6d6bb9-bd380a11}'} ],
+	[ 'u', q{'a0eebc999c0b4ef8bb6d6bb9bd380a11'} ],
+	[ 'b', q{'yes'} ], [ 'b', q{'t'} ], [ 'b', q{'on'} ], [ 'b', q{true} ],
+	[ 'by', q{'\x0102'} ], [ 'by', q{'\001\002'} ], [ 'by', q{'\x0102'::bytea} ],
+	[ 't', q{'ab'::name} ], [ 't', q{'ab'::varchar} ], [ 't', q{'ab '::char(3)} ], [ 't', q{'ab'::char(2)} ],
+	[ 'nn', q{'NaN'} ], [ 'nn', q{'nan'} ], [ 'nn', q{1.50} ], [ 'nn', q{' 1.5'} ], [ 'nn', q{0.000} ], [ 'nn', q{'-0'} ],
+	[ 'nn', q{1.5::float8} ], [ 'nn', q{0::int8} ]);
+for my $p (@probes2)
+{
+	my ($col, $lit) = @$p;
+	my ($ws, $we, $where) = run("SELECT EXISTS (SELECT 1 FROM kc2 WHERE $col = $lit)");
+	my ($cs, $ce, $got) = run("SELECT bloom_shared_contains('public.kc2.$col', $lit)");
+	if ($ws ne 'OK')
+	{
+		note("kc2.$col = $lit: WHERE fails ($ws), check gives $cs " . ($got // ''));
+		next;
+	}
+	# refused (42804: no "=" without converting the column) is never a wrong "no"
+	ok(($cs eq 'OK' && ($where ne 't' || $got eq 't')) || ($cs eq '42804'),
+		"key conversion kc2.$col, probe $lit: WHERE $where, check $cs " . ($got // ''))
+	  or diag($ce);
+	note("kc2.$col, probe $lit: refused with 42804 (WHERE $where)") if $cs eq '42804';
+}
+
 # a nondeterministic collation on the check: refused (0A000), never a "no"
 # where WHERE (under that collation) finds a row
 if (sq(q{SELECT count(*) > 0 FROM pg_collation WHERE collprovider = 'i'}) eq 't')
