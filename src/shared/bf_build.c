@@ -10,11 +10,10 @@
  *     now on adds to;
  *  3. wait for every transaction that may have written the table before it
  *     could see "next" (WaitForLockersMultiple in ShareLock mode);
- *  4. scan the table and all the tables below it with a fresh snapshot,
- *     directly (no SQL), as the table's owner under
- *     SECURITY_RESTRICTED_OPERATION, adding every non-NULL key, then wait
- *     for every transaction whose snapshot is older than the scan's (it may
- *     still see rows deleted before the scan);
+ *  4. scan the table and all the tables below it directly (no SQL), as the
+ *     table's owner under SECURITY_RESTRICTED_OPERATION, adding the key of
+ *     every row version not yet dead to everyone (so also the rows deleted
+ *     before the scan that an older snapshot may still see);
  *  5. swap: "next" becomes live.
  * Every committed row is then either seen by the scan or was added by its
  * trigger.  Before the swap the build checks that every table of the tree
@@ -30,10 +29,12 @@
 #include "postgres.h"
 
 #include "access/heapam.h"
+#include "access/relscan.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
@@ -41,6 +42,7 @@
 #include "storage/ipc.h"
 #include "storage/lmgr.h"
 #include "storage/proc.h"
+#include "storage/bufmgr.h"
 #include "storage/procarray.h"
 #include "tcop/tcopprot.h"
 #include "utils/lsyscache.h"
@@ -84,7 +86,6 @@ typedef struct BuildState
 	uint64		bytes;
 	uint64		off;			/* of "next", once allocated */
 	List	   *locktags;		/* of the tables to wait for */
-	TransactionId scan_xmin;	/* the xmin of the scan's snapshot */
 	int64		rows;
 	TimestampTz started;
 	BuildOutcome outcome;
@@ -383,32 +384,52 @@ add_batch(BuildState *b, BfHash *hashes, int n)
 	b->rows += n;
 }
 
-/* Scan one table of the tree with the snapshot, adding every key. */
+/*
+ * Scan one table of the tree, adding the key of every row version that is
+ * not dead to everyone: the live rows, and also the rows deleted (or whose
+ * key an UPDATE changed) that an older snapshot may still see, as an index
+ * build does.  Those keys only raise the false-positive rate, until the
+ * next rebuild; leaving them out would make such a snapshot's check of a
+ * row it sees answer "no".
+ */
 static void
-scan_member(BuildState *b, Relation rel, Snapshot snap, BfHash *hashes,
-			MemoryContext batch_cxt)
+scan_member(BuildState *b, Relation rel, BfHash *hashes, MemoryContext batch_cxt)
 {
 	AttrNumber	attnum = get_attnum(RelationGetRelid(rel), NameStr(b->def.column_name));
+	TupleDesc	desc = RelationGetDescr(rel);
 	Form_pg_attribute att;
+	TransactionId oldest_xmin;
 	TableScanDesc scan;
-	TupleTableSlot *slot;
+	HeapTuple	tuple;
 	int			n = 0;
 	MemoryContext old;
 
 	if (attnum <= 0)
 		superseded(b);
-	att = TupleDescAttr(RelationGetDescr(rel), attnum - 1);
+	att = TupleDescAttr(desc, attnum - 1);
 	if (att->atttypid != b->atttypid || att->atttypmod != b->atttypmod ||
 		att->attcollation != b->attcoll)
 		superseded(b);
-	slot = table_slot_create(rel, NULL);
-	scan = table_beginscan(rel, snap, 0, NULL);
-	old = MemoryContextSwitchTo(batch_cxt);
-	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
-	{
-		bool		isnull;
-		Datum		d = slot_getattr(slot, attnum, &isnull);
+	if (rel->rd_rel->relam != HEAP_TABLE_AM_OID)
+		suspend(b, psprintf("table \"%s\" does not use the heap access method",
+							RelationGetRelationName(rel)));
 
+	oldest_xmin = GetOldestNonRemovableTransactionId(rel);
+	scan = table_beginscan_strat(rel, SnapshotAny, 0, NULL, true, false);
+	old = MemoryContextSwitchTo(batch_cxt);
+	while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		Buffer		buf = ((HeapScanDesc) scan)->rs_cbuf;
+		HTSV_Result status;
+		bool		isnull;
+		Datum		d;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		status = HeapTupleSatisfiesVacuum(tuple, oldest_xmin, buf);
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		if (status == HEAPTUPLE_DEAD)
+			continue;
+		d = heap_getattr(tuple, attnum, desc, &isnull);
 		if (isnull)
 			continue;
 		hashes[n++] = bf_key_hash(&b->kt, d, BF_LAYOUT_BLOCKED);
@@ -424,7 +445,6 @@ scan_member(BuildState *b, Relation rel, Snapshot snap, BfHash *hashes,
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(batch_cxt);
 	table_endscan(scan);
-	ExecDropSingleTupleTableSlot(slot);
 }
 
 /* Is the guard sound?  Suspends the build (and exits) if not. */
@@ -484,8 +504,9 @@ build_scan(BuildState *b)
 						   save_sec | SECURITY_LOCAL_USERID_CHANGE |
 						   SECURITY_RESTRICTED_OPERATION);
 	level = bf_fixed_search_path();
+	/* the scan reads every version; this snapshot is for detoasting */
 	snap = RegisterSnapshot(GetLatestSnapshot());
-	b->scan_xmin = snap->xmin;
+	PushActiveSnapshot(snap);
 	hashes = palloc(sizeof(BfHash) * BF_BATCH);
 	batch_cxt = AllocSetContextCreate(CurrentMemoryContext, "bloomfilter build batch",
 									  ALLOCSET_DEFAULT_SIZES);
@@ -494,39 +515,14 @@ build_scan(BuildState *b)
 		Relation	rel = table_open(lfirst_oid(lc), NoLock);
 
 		if (rel->rd_rel->relkind == RELKIND_RELATION)
-			scan_member(b, rel, snap, hashes, batch_cxt);
+			scan_member(b, rel, hashes, batch_cxt);
 		table_close(rel, NoLock);
 	}
+	PopActiveSnapshot();
 	UnregisterSnapshot(snap);
 	bf_restore_search_path(level);
 	SetUserIdAndSecContext(save_userid, save_sec);
 	table_close(root, NoLock);
-	CommitTransactionCommand();
-}
-
-/*
- * 4b. Wait for the transactions whose snapshots are older than the scan's: a
- * row deleted (or whose key an UPDATE changed) before the scan's snapshot is
- * not in "next", but such a snapshot may still see it.  Once they are gone,
- * no snapshot sees a row the scan did not.  (CREATE INDEX CONCURRENTLY waits
- * the same way before its index is used.)  Until then checks answer from the
- * current filter, which holds those keys, or "maybe".
- */
-static void
-build_wait_older_snapshots(BuildState *b)
-{
-	VirtualTransactionId *old;
-	int			n;
-
-	StartTransactionCommand();
-	old = GetCurrentVirtualXIDs(b->scan_xmin, true, false,
-								PROC_IS_AUTOVACUUM | PROC_IN_VACUUM, &n);
-	for (int i = 0; i < n; i++)
-	{
-		if (VirtualTransactionIdIsValid(old[i]))
-			(void) VirtualXactLock(old[i], true);
-		CHECK_FOR_INTERRUPTS();
-	}
 	CommitTransactionCommand();
 }
 
@@ -599,7 +595,6 @@ build_filter(int slot)
 		build_publish_next(b);
 		build_wait_writers(b);
 		build_scan(b);
-		build_wait_older_snapshots(b);
 		build_swap(b);
 	}
 	PG_CATCH();
