@@ -435,6 +435,35 @@ sq(q{ALTER TABLE t_rb ENABLE TRIGGER bloom_guard_k});
 wait_ready($node, $db, $RB, 'enabled for real');
 no_false_negatives($node, $db, $RB, 'SELECT k FROM t_rb', 'enabled for real');
 
+# ============================================ guard in the creating xact ====
+# Table created, guarded, filled (INSERT and COPY FREEZE) in one transaction.
+($st, $err) = run(q{BEGIN;
+	CREATE TABLE t_new (k text);
+	SELECT bloom_guard('t_new', 'k');
+	INSERT INTO t_new SELECT 'new-ins' || i FROM generate_series(1, 1000) i;
+	COMMIT;});
+is($st, 'OK', 'create, guard and insert in one transaction') or diag($err);
+wait_ready($node, $db, 'public.t_new.k', 'guarded in the creating transaction');
+no_false_negatives($node, $db, 'public.t_new.k', 'SELECT k FROM t_new', 'guarded in the creating transaction');
+my $csv = PostgreSQL::Test::Utils::tempdir() . '/keys.csv';
+PostgreSQL::Test::Utils::append_to_file($csv, join('', map { "freeze$_\n" } 1 .. 1000));
+chmod 0644, $csv;
+($st, $err) = run(qq{BEGIN;
+	CREATE TABLE t_frz (k text);
+	SELECT bloom_guard('t_frz', 'k');
+	COPY t_frz FROM '$csv' WITH (FREEZE);
+	COMMIT;});
+note("create, guard and COPY FREEZE in one transaction: $st");
+if ($st eq 'OK')
+{
+	wait_ready($node, $db, 'public.t_frz.k', 'COPY FREEZE in the creating transaction');
+	no_false_negatives($node, $db, 'public.t_frz.k', 'SELECT k FROM t_frz', 'COPY FREEZE in the creating transaction');
+}
+else
+{
+	like($err, qr/ERROR/, "create, guard and COPY FREEZE: a clear error ($st)");
+}
+
 # ====================================================== more manoeuvres ====
 # bloom_unguard after the guard trigger was renamed: the renamed trigger goes
 # too (triggers are identified by function and argument, not by name).

@@ -114,6 +114,30 @@ else
 }
 server_intact($node, $watch, 'after the validation errors');
 
+# Rolled-back guards (whole transaction, savepoint, an error after the
+# guard) must not keep a slot: with max_shared_filters = 4 and b1 holding
+# one, eight of them in a row, then three real guards still fit.
+run(q{SELECT bloom_unguard('v', 'k')});
+make_tables($db, 'v2', 'v3');
+for my $i (1 .. 8)
+{
+	my $sql = $i % 3 == 0 ? q{BEGIN; SAVEPOINT a; SELECT bloom_guard('v', 'k'); ROLLBACK TO SAVEPOINT a; COMMIT;}
+	  : $i % 3 == 1 ? q{BEGIN; SELECT bloom_guard('v', 'k'); ROLLBACK;}
+	  : q{BEGIN; SELECT bloom_guard('v', 'k'); SELECT 1/0; COMMIT;};
+	run($sql);
+}
+is($node->safe_psql($db, q{SELECT count(*) FROM bloom_shared_definitions WHERE name = 'public.v.k'}), '0',
+	'rolled-back guards left no definition');
+is(contains_error($node, $db, 'public.v.k', "'v-1'::text"), '42704', 'rolled-back guards: the name is unknown');
+for my $t ('v', 'v2', 'v3')
+{
+	($st, $err) = run("SELECT bloom_guard('$t', 'k')");
+	is($st, 'OK', "after eight rolled-back guards, guard $t still fits (no slot leaked)") or diag($err);
+}
+wait_ready($node, $db, "public.$_.k", "after the rolled-back guards: $_") for ('v', 'v2', 'v3');
+no_false_negatives($node, $db, "public.$_.k", "SELECT k FROM $_", "after the rolled-back guards: $_") for ('v', 'v2', 'v3');
+run("SELECT bloom_unguard('$_', 'k')") for ('v', 'v2', 'v3');
+
 # =========================================== 2. ENABLE TRIGGER ALL works ====
 run(q{SELECT bloom_unguard('v', 'k')});    # (in case a refusal above failed)
 sq(q{SELECT bloom_guard('v', 'k')});
