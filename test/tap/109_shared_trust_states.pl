@@ -21,6 +21,8 @@
 #   6. (run before 4, 5) odd calls: NULL arguments, the trigger and event
 #      trigger functions called directly, bloom_shared_trigger on tables,
 #      views and shapes it does not belong to: never a crash;
+#   7. (last) guards suspended by a disabled or replaced trigger stay
+#      suspended across a restart; a renamed guard trigger is still the guard;
 #   5. (run before 4) DDL racing a rebuild of a large table: DISABLE TRIGGER,
 #      ATTACH PARTITION, ALTER TABLE ... INHERIT, DROP TRIGGER with the slot
 #      reused at once: never a "no", never a published filter missing rows.
@@ -420,6 +422,39 @@ for my $t ('b1', 'b2', 'b3', 'b4')
 	no_false_negatives($node, $db, "public.$t.k", "SELECT k FROM $t", "after DROP DATABASE: $t");
 }
 is($node->safe_psql($db, 'SELECT count(*) FROM bloom_shared_filters'), '4', 'the view lists the four filters of this database');
+
+# ======================================= 7. suspended guards and a restart ====
+# After a restart the loader must not build and publish a filter whose guard
+# trigger is disabled or replaced: such guards come back suspended; a
+# renamed guard trigger is still the guard.
+server_intact($node, $watch, 'before the restart');
+sq(q{CREATE FUNCTION noop_trg() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NULL; END$$;
+	ALTER TABLE b2 DISABLE TRIGGER ALL;
+	CREATE OR REPLACE TRIGGER bloom_guard_k AFTER INSERT OR UPDATE ON b3 FOR EACH ROW EXECUTE FUNCTION noop_trg();
+	ALTER TRIGGER bloom_guard_k ON b4 RENAME TO b4_guard;});
+$node->restart;
+$watch = crash_watch($node);
+sq(q{INSERT INTO b2 SELECT 'b2-after-restart' || i FROM generate_series(1, 200) i;
+	INSERT INTO b3 SELECT 'b3-after-restart' || i FROM generate_series(1, 200) i;
+	INSERT INTO b4 SELECT 'b4-after-restart' || i FROM generate_series(1, 200) i;});
+ok(poll_for($node, $db, q{SELECT state FROM bloom_shared_filters WHERE name = 'public.b4.k'}, 'ready', 20),
+	'after a restart: the guard with a renamed trigger is ready');
+no_false_negatives($node, $db, 'public.b4.k', 'SELECT k FROM b4', 'after a restart: renamed guard trigger');
+for my $t ('b2', 'b3')
+{
+	my $n = "public.$t.k";
+	is(state_of($node, $db, $n), 'suspended', "after a restart: $t (trigger disabled or replaced) is still suspended");
+	is($node->safe_psql($db, "SELECT count(*) FROM generate_series(1, 1000) i WHERE NOT bloom_shared_contains('$n', 'absent' || i)"),
+		'0', "after a restart: $t answers \"maybe\" for everything");
+	no_false_negatives($node, $db, $n, "SELECT k FROM $t", "after a restart: $t");
+}
+sq(q{ALTER TABLE b2 ENABLE TRIGGER ALL;
+	CREATE OR REPLACE TRIGGER bloom_guard_k AFTER INSERT OR UPDATE ON b3 FOR EACH ROW EXECUTE FUNCTION public.bloom_shared_trigger('public.b3.k');});
+for my $t ('b2', 'b3')
+{
+	wait_ready($node, $db, "public.$t.k", "after a restart, $t re-armed");
+	no_false_negatives($node, $db, "public.$t.k", "SELECT k FROM $t", "after a restart, $t re-armed");
+}
 
 server_intact($node, $watch, 'end of 109');
 $node->stop;
