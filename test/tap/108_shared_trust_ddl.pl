@@ -464,6 +464,44 @@ else
 	like($err, qr/ERROR/, "create, guard and COPY FREEZE: a clear error ($st)");
 }
 
+# ========================================= keys changed by other paths ====
+# Cross-partition UPDATE (delete + insert), an ON UPDATE CASCADE foreign key
+# rewriting the guarded column, a stored generated column as the key,
+# upserts and MERGE through a partitioned parent.
+sq(q{CREATE TABLE mv (g int, k text) PARTITION BY LIST (g);
+	CREATE TABLE mv0 PARTITION OF mv FOR VALUES IN (0);
+	CREATE TABLE mv1 PARTITION OF mv FOR VALUES IN (1);
+	INSERT INTO mv SELECT 0, 'mv' || i FROM generate_series(1, 1000) i;
+	SELECT bloom_guard('mv', 'k');
+	CREATE TABLE fk_parent (k text PRIMARY KEY);
+	INSERT INTO fk_parent SELECT 'fk' || i FROM generate_series(1, 1000) i;
+	CREATE TABLE fk_child (k text REFERENCES fk_parent (k) ON UPDATE CASCADE);
+	INSERT INTO fk_child SELECT k FROM fk_parent;
+	SELECT bloom_guard('fk_child', 'k');
+	CREATE TABLE gen (k text, up text GENERATED ALWAYS AS (upper(k)) STORED);
+	INSERT INTO gen (k) SELECT 'gen' || i FROM generate_series(1, 1000) i;
+	SELECT bloom_guard('gen', 'up');
+	CREATE UNIQUE INDEX ON mv0 (k);});
+wait_ready($node, $db, $_, "other paths: $_") for ('public.mv.k', 'public.fk_child.k', 'public.gen.up');
+($st, $err) = run(q{UPDATE mv SET g = 1, k = 'moved-' || k WHERE g = 0 AND k LIKE 'mv1%'});
+is($st, 'OK', 'cross-partition UPDATE') or diag($err);
+no_false_negatives($node, $db, 'public.mv.k', 'SELECT k FROM mv', 'cross-partition UPDATE: moved rows found');
+($st, $err) = run(q{INSERT INTO mv0 VALUES (0, 'mv2') ON CONFLICT (k) DO UPDATE SET k = 'upserted-' || excluded.k;
+	MERGE INTO mv USING (VALUES (0, 'mv3'), (1, 'merged-new')) AS s(g, k) ON mv.k = s.k
+		WHEN MATCHED THEN UPDATE SET k = 'merged-' || s.k
+		WHEN NOT MATCHED THEN INSERT VALUES (s.g, s.k);});
+is($st, 'OK', 'upsert and MERGE through the partitioned parent') or diag($err);
+no_false_negatives($node, $db, 'public.mv.k', 'SELECT k FROM mv', 'upsert and MERGE: keys found');
+($st, $err) = run(q{UPDATE fk_parent SET k = k || '-renamed' WHERE k LIKE 'fk1%'});
+is($st, 'OK', 'ON UPDATE CASCADE rewrites the guarded column') or diag($err);
+no_false_negatives($node, $db, 'public.fk_child.k', 'SELECT k FROM fk_child', 'ON UPDATE CASCADE: cascaded keys found');
+($st, $err) = run(q{INSERT INTO gen (k) SELECT 'gen-new' || i FROM generate_series(1, 200) i; UPDATE gen SET k = k || 'x' WHERE k LIKE 'gen1%';});
+is($st, 'OK', 'writes to a table guarded on a generated column') or diag($err);
+no_false_negatives($node, $db, 'public.gen.up', 'SELECT up FROM gen', 'generated column: computed keys found');
+sq(q{SELECT bloom_shared_rebuild('public.gen.up')});
+wait_ready($node, $db, 'public.gen.up', 'generated column, rebuilt');
+no_false_negatives($node, $db, 'public.gen.up', 'SELECT up FROM gen', 'generated column, rebuilt');
+
 # ====================================================== more manoeuvres ====
 # bloom_unguard after the guard trigger was renamed: the renamed trigger goes
 # too (triggers are identified by function and argument, not by name).
