@@ -6,26 +6,27 @@
 #   1. parameters are validated by bloom_guard up front: an fpr of 1e-300,
 #      0, 1, NaN, a capacity of 0 or -5 fail with 22023, a capacity that
 #      cannot fit with 53400, bloom_guard(0::regclass, ...) with 42P01, an
-#      unknown column with 42703; nothing is left behind;
+#      unknown column with 42703; nothing is left behind; guards rolled back
+#      (transaction, savepoint, error) keep no slot;
 #   2. ALTER TABLE ... ENABLE TRIGGER ALL on a guarded table works (ALWAYS);
 #   3. a rebuild waiting for an uncommitted writer whose worker is killed
 #      (pg_terminate_backend): the view shows last_error and next_try, the
 #      build is retried by itself and the filter ends ready once the writer
-#      commits, without any user action; after several kills (growing
-#      backoff) bloom_shared_rebuild retries at once, before next_try;
+#      commits, without any user action; after several kills the backoff
+#      grows and bloom_shared_rebuild retries at once, before next_try;
 #      checks never answer "no" for a committed key meanwhile;
-#   4. DROP DATABASE (WITH FORCE, while one of its builds waits for a
+#   4. odd calls: NULL arguments, the trigger and event-trigger functions
+#      called directly, bloom_shared_trigger on tables, views and shapes it
+#      does not belong to: clean errors (wrong shapes 42P17), never a crash;
+#   5. DDL racing a rebuild of a large table: DISABLE TRIGGER, ATTACH
+#      PARTITION, ALTER TABLE ... INHERIT, DROP TRIGGER with the slot reused
+#      at once: never a "no", never a published filter missing rows;
+#   6. DROP DATABASE (WITH FORCE, while one of its builds waits for a
 #      writer) frees the database's filters: with
 #      bloomfilter.max_shared_filters = 4 all used by the dropped database,
-#      another database can guard four tables again within seconds;
-#   6. (run before 4, 5) odd calls: NULL arguments, the trigger and event
-#      trigger functions called directly, bloom_shared_trigger on tables,
-#      views and shapes it does not belong to: never a crash;
-#   7. (last) guards suspended by a disabled or replaced trigger stay
-#      suspended across a restart; a renamed guard trigger is still the guard;
-#   5. (run before 4) DDL racing a rebuild of a large table: DISABLE TRIGGER,
-#      ATTACH PARTITION, ALTER TABLE ... INHERIT, DROP TRIGGER with the slot
-#      reused at once: never a "no", never a published filter missing rows.
+#      another database can guard four tables again within 15 s;
+#   7. guards suspended by a disabled or replaced trigger stay suspended
+#      across a restart; a renamed guard trigger is still the guard.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -229,7 +230,7 @@ ok($ready && ($wait_s eq '' || $wait_s < 1 || $took < $wait_s),
 no_false_negatives($node, $db, $S, 'SELECT k FROM b1', 'after the manual retry');
 note('ready again, last_error: ' . (sqlstate($node, $db, "SELECT coalesce(last_error, '<null>') FROM bloom_shared_filters WHERE name = '$S'"))[2]);
 
-# ======================================================== 6. odd calls ====
+# ======================================================== 4. odd calls ====
 # NULL arguments, trigger and event-trigger functions called directly, the
 # guard's trigger function attached to tables it does not belong to (other
 # column types, no column at all, a view, wrong shapes and arguments):
@@ -376,7 +377,7 @@ is(contains_error($node, $db, 'public.big.k', "'big1'::text"), '42704', 'race: t
 no_false_negatives($node, $db, 'public.reuse.k', 'SELECT k FROM reuse', 'race: the new guard, a second later');
 server_intact($node, $watch, 'after the races');
 
-# ===================================================== 4. DROP DATABASE ====
+# ===================================================== 6. DROP DATABASE ====
 sq(q{SELECT bloom_unguard(rel, column_name) FROM bloom_shared_definitions});
 is($node->safe_psql($db, 'SELECT count(*) FROM bloom_shared_filters'), '0', 'no filter left in postgres');
 $node->safe_psql($db, 'CREATE DATABASE d1');
