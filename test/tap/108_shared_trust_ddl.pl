@@ -20,9 +20,24 @@
 #     inheritance child: suspended, every check answers "maybe"; ENABLE ...
 #     sets the trigger back to ALWAYS and rebuilds;
 #   - a rewrite with USING, renaming the guarded column (0A000);
-#   - key conversion: char(n), name, oid, varchar, numeric(5,2) probes agree
-#     with WHERE col = <the same literal>: whenever WHERE finds a row, the
-#     filter answers true.
+#   - DDL rolled back (DISABLE, DROP TRIGGER, CREATE OR REPLACE, ALTER COLUMN
+#     TYPE, DROP TABLE; whole transaction or savepoint): ready again by
+#     itself; an ENABLE rolled back leaves the guard suspended;
+#   - a table created, guarded and filled (INSERT, COPY FREEZE) in one
+#     transaction; keys changed by cross-partition UPDATE, ON UPDATE CASCADE,
+#     a stored generated column, upserts and MERGE through a partitioned
+#     parent;
+#   - bloom_unguard after a trigger rename, two guards on one table, a
+#     disabled guard trigger dropped, ALTER TABLE ... SET SCHEMA, SET
+#     UNLOGGED / LOGGED, VACUUM FULL, NO INHERIT, DETACH PARTITION
+#     CONCURRENTLY, a partition's trigger disabled by name, the longest
+#     quoted names (386-character filter name);
+#   - key conversion: char(n), name, oid, varchar, numeric(5,2), int2, int8,
+#     real, float8 (-0, NaN, Infinity), uuid, bool, bytea, text, numeric
+#     probes agree with WHERE col = <the same probe>: whenever WHERE finds a
+#     row, the filter answers true (or refuses with 42804 when "=" would
+#     convert the column); a nondeterministic collation on a check is
+#     refused (0A000).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
