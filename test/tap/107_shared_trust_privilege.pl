@@ -423,6 +423,26 @@ is("$us $uo", 'OK t', 'USAGE granted: bob\'s check answers') or diag($ue);
 ($vs, $vo) = psql_as($node, 'postgres', 'bob', q{SELECT state FROM bloom_shared_filters WHERE name = 'priv.t.k'});
 is("$vs $vo", 'OK ready', 'the view shows the state to a role that may check');
 
+# SELECT on one partition (or inheritance child) is not SELECT on the tree:
+# the filter answers for every partition.
+$node->safe_psql('postgres', q{
+	SET ROLE alice;
+	CREATE TABLE public.pp (g int, k text) PARTITION BY LIST (g);
+	CREATE TABLE public.pp0 PARTITION OF public.pp FOR VALUES IN (0);
+	CREATE TABLE public.pp1 PARTITION OF public.pp FOR VALUES IN (1);
+	INSERT INTO public.pp VALUES (0, 'visible'), (1, 'hidden');
+	GRANT SELECT ON public.pp0 TO bob;
+	CREATE TABLE public.ip (k text); CREATE TABLE public.ic () INHERITS (public.ip);
+	INSERT INTO public.ip VALUES ('parent-row'); INSERT INTO public.ic VALUES ('child-row');
+	GRANT SELECT ON public.ic TO bob;
+	SELECT bloom_guard('public.pp', 'k'); SELECT bloom_guard('public.ip', 'k');
+});
+wait_ready($node, 'postgres', 'public.pp.k', 'partitioned, SELECT on one partition');
+is((psql_as($node, 'postgres', 'bob', q{SELECT bloom_shared_contains('public.pp.k', 'hidden'::text)}))[0], '42501',
+	'SELECT on one partition only: checks of the partitioned table\'s filter raise 42501');
+is((psql_as($node, 'postgres', 'bob', q{SELECT bloom_shared_contains('public.ip.k', 'parent-row'::text)}))[0], '42501',
+	'SELECT on an inheritance child only: checks of the parent\'s filter raise 42501');
+
 server_intact($node, $watch, 'end of 107');
 $node->stop;
 done_testing();
