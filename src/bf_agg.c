@@ -66,7 +66,7 @@ notice_if_crowded(BfCallSite *site, const BfValue *v)
 		return;
 	if (site->crowded_nbits != v->hdr.nbits || site->crowded_fpr != v->hdr.target_fpr)
 	{
-		site->crowded_at = bf_value_crowded_count(&v->hdr);
+		site->crowded_at = bf_value_keys_over_rate(&v->hdr, 2.0);
 		site->crowded_next = site->crowded_at;
 		site->crowded_nbits = v->hdr.nbits;
 		site->crowded_fpr = v->hdr.target_fpr;

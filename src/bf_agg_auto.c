@@ -640,7 +640,7 @@ bloom_agg_auto_finalfn(PG_FUNCTION_ARGS)
 		AutoSite   *site = auto_site(fcinfo);
 
 		if (!site->crowded_warned &&
-			st->filter.hdr.added >= bf_value_crowded_count(&st->filter.hdr))
+			st->filter.hdr.added >= bf_value_keys_over_rate(&st->filter.hdr, 2.0))
 			site->crowded_warned = bf_value_notice_if_crowded(&st->filter, true);
 		memcpy(res, st->filter.raw, len);
 		PG_RETURN_POINTER(res);

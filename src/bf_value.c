@@ -210,25 +210,32 @@ bf_value_merge(BfValue *dst, const BfValue *src, BfMergeOp op)
 }
 
 /*
- * The number of distinct keys past which a filter's predicted false-positive
- * rate is more than twice its target.
+ * The fewest keys at which a filter's predicted false-positive rate is more
+ * than factor times its target (PG_UINT64_MAX if no count gets there).
  */
 uint64
-bf_value_crowded_count(const BfHeader *h)
+bf_value_keys_over_rate(const BfHeader *h, double factor)
 {
-	double		limit = 2 * h->target_fpr;
+	double		limit = factor * h->target_fpr;
 	uint64		lo = Max(h->capacity, 1);
 	uint64		hi = lo;
 
 #define OVER(n) (bf_predict_fpr(h->layout, h->nbits, h->hashes, (double) (n)) > limit)
 	if (OVER(lo))
-		return lo;
-	while (!OVER(hi))
 	{
-		lo = hi;
-		if (hi > PG_UINT64_MAX / 4)
-			return PG_UINT64_MAX;
-		hi *= 2;
+		/* below the capacity already (a small filter): search from 1 */
+		hi = lo;
+		lo = 0;
+	}
+	else
+	{
+		while (!OVER(hi))
+		{
+			lo = hi;
+			if (hi > PG_UINT64_MAX / 4)
+				return PG_UINT64_MAX;
+			hi *= 2;
+		}
 	}
 	while (hi - lo > 1)
 	{

@@ -60,8 +60,8 @@ extern void bf_value_create(int64 capacity, double fpr, int layout, BfValue *v);
 /* Record that a key of kind `kind` was added (header fields only). */
 extern void bf_value_note_added(BfValue *v, int kind, uint64 nkeys);
 
-/* Over capacity: the count past which the rate is over twice the target. */
-extern uint64 bf_value_crowded_count(const BfHeader *h);
+/* The fewest keys at which the predicted rate exceeds factor x the target. */
+extern uint64 bf_value_keys_over_rate(const BfHeader *h, double factor);
 extern bool bf_value_notice_if_crowded(const BfValue *v, bool final);
 
 typedef enum BfMergeOp

@@ -97,18 +97,6 @@ typedef struct BfSharedSite
 } BfSharedSite;
 
 static void
-undefined_filter(const char *name)
-{
-	/* a name longer than any filter's is not echoed whole */
-	ereport(ERROR,
-			(errcode(ERRCODE_UNDEFINED_OBJECT),
-			 errmsg("shared bloom filter \"%.*s%s\" does not exist",
-					BF_SHARED_NAME_LEN, name,
-					strlen(name) > BF_SHARED_NAME_LEN ? "..." : ""),
-			 errhint("Create it with bloom_guard(table, column); the view bloom_shared_filters lists the existing ones.")));
-}
-
-static void
 check_read_access(BfSharedSite *site, Oid userid)
 {
 	Oid			relid = site->def.relid;
@@ -351,7 +339,7 @@ site_setup(FunctionCallInfo fcinfo, SiteMode mode, bool text_arg)
 	fcinfo->flinfo->fn_extra = site;
 
 	if (!bf_def_by_name(name, &site->def))
-		undefined_filter(name);
+		bf_def_undefined(name);
 	if (text_arg)
 		check_text_arg(fcinfo, name);
 	check_collation(PG_GET_COLLATION(), name);
@@ -607,7 +595,7 @@ bloom_shared_wait(PG_FUNCTION_ARGS)
 
 	bf_shared_check_enabled();
 	if (!bf_def_by_name(name, &def))
-		undefined_filter(name);
+		bf_def_undefined(name);
 	check_wait_access(&def);
 	if (RecoveryInProgress())
 		PG_RETURN_BOOL(false);

@@ -327,6 +327,19 @@ bf_def_by_name(const char *name, BfDefinition *def)
 	return true;
 }
 
+/* The error for a filter name that no definition has. */
+void
+bf_def_undefined(const char *name)
+{
+	/* a name longer than any filter's is not echoed whole */
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_OBJECT),
+			 errmsg("shared bloom filter \"%.*s%s\" does not exist",
+					BF_SHARED_NAME_LEN, name,
+					strlen(name) > BF_SHARED_NAME_LEN ? "..." : ""),
+			 errhint("Create it with bloom_guard(table, column); the view bloom_shared_filters lists the existing ones.")));
+}
+
 /*
  * Run a statement on the configuration table as its owner, under
  * SECURITY_RESTRICTED_OPERATION and a fixed search_path, and tell every

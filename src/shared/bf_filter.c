@@ -94,29 +94,9 @@ bf_bits_add_atomic(uint8 *bits, const BfHeader *h, BfHash hash)
 uint64
 bf_grow_threshold(const BfHeader *h)
 {
-	double		limit = 1.5 * h->target_fpr;
-	uint64		lo = 1,
-				hi = Max(h->capacity, 1);
+	uint64		over = bf_value_keys_over_rate(h, 1.5);
 
-	if (bf_predict_fpr(h->layout, h->nbits, h->hashes, (double) hi) > limit)
-		return hi;
-	while (bf_predict_fpr(h->layout, h->nbits, h->hashes, (double) hi) <= limit)
-	{
-		lo = hi;
-		if (hi > PG_UINT64_MAX / 4)
-			return hi;
-		hi *= 2;
-	}
-	while (hi - lo > 1)
-	{
-		uint64		mid = lo + (hi - lo) / 2;
-
-		if (bf_predict_fpr(h->layout, h->nbits, h->hashes, (double) mid) <= limit)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	return over == PG_UINT64_MAX ? over : over - 1;
 }
 
 BfCheckResult

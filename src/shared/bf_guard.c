@@ -369,12 +369,7 @@ bloom_shared_rebuild(PG_FUNCTION_ARGS)
 	bf_shared_check_enabled();
 	PreventCommandDuringRecovery("bloom_shared_rebuild()");
 	if (!bf_def_by_name(name, &def))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("shared bloom filter \"%.*s%s\" does not exist",
-						BF_SHARED_NAME_LEN, name,
-						strlen(name) > BF_SHARED_NAME_LEN ? "..." : ""),
-				 errhint("Create it with bloom_guard(table, column); the view bloom_shared_filters lists the existing ones.")));
+		bf_def_undefined(name);
 	check_table_exists(def.relid);
 	bf_check_owner(def.relid);
 	/* checks keep answering from the current filter until the new one is live */
