@@ -362,6 +362,33 @@ is((psql_as($node, 'postgres', 'alice', "SELECT bloom_shared_get('public.r.k') I
 	'FORCE ROW LEVEL SECURITY: bloom_shared_get of the owner: 42501');
 is((psql_as($node, 'postgres', 'carl', "SELECT bloom_shared_contains('public.r.k', 'r1'::text)"))[0], 'OK',
 	'FORCE ROW LEVEL SECURITY: BYPASSRLS still answers');
+# RLS that applies to bob although no policy names him: no policy at all
+# (default deny), a policy for another role only, a policy for INSERT only;
+# and row_security = off does not turn the refusal into an answer.
+$node->safe_psql('postgres', q{
+	SET ROLE alice;
+	CREATE TABLE public.rl1 (k text); INSERT INTO public.rl1 VALUES ('secret1');
+	CREATE TABLE public.rl2 (k text); INSERT INTO public.rl2 VALUES ('secret2');
+	CREATE TABLE public.rl3 (k text); INSERT INTO public.rl3 VALUES ('secret3');
+	SELECT bloom_guard('public.rl1', 'k'); SELECT bloom_guard('public.rl2', 'k'); SELECT bloom_guard('public.rl3', 'k');
+	ALTER TABLE public.rl1 ENABLE ROW LEVEL SECURITY;
+	ALTER TABLE public.rl2 ENABLE ROW LEVEL SECURITY;
+	CREATE POLICY p ON public.rl2 FOR SELECT TO carl USING (true);
+	ALTER TABLE public.rl3 ENABLE ROW LEVEL SECURITY;
+	CREATE POLICY p ON public.rl3 FOR INSERT TO bob WITH CHECK (true);
+	GRANT SELECT, INSERT ON public.rl1, public.rl2, public.rl3 TO bob;
+});
+for my $t ('rl1', 'rl2', 'rl3')
+{
+	wait_ready($node, 'postgres', "public.$t.k", "RLS variant $t");
+	is((psql_as($node, 'postgres', 'bob', "SELECT count(*) FROM public.$t"))[1], '0', "RLS variant $t: bob sees no row");
+	is((psql_as($node, 'postgres', 'bob', "SELECT bloom_shared_contains('public.$t.k', 'secret1'::text)"))[0], '42501',
+		"RLS variant $t: bob's check raises 42501");
+	is((psql_as($node, 'postgres', 'bob', "SET row_security = off; SELECT bloom_shared_contains('public.$t.k', 'x'::text)"))[0],
+		'42501', "RLS variant $t: with row_security = off too");
+	is((psql_as($node, 'postgres', 'bob', "SELECT bloom_shared_get('public.$t.k') IS NOT NULL"))[0], '42501',
+		"RLS variant $t: bob's bloom_shared_get raises 42501");
+}
 $node->safe_psql('postgres', 'ALTER TABLE public.r NO FORCE ROW LEVEL SECURITY; ALTER TABLE public.r DISABLE ROW LEVEL SECURITY');
 is((psql_as($node, 'postgres', 'bob', "SELECT bloom_shared_contains('public.r.k', 'r1'::text)"))[0], 'OK',
 	'RLS disabled again: bob\'s checks answer');
@@ -395,6 +422,26 @@ my ($us, $uo, $ue) = psql_as($node, 'postgres', 'bob', q{SELECT bloom_shared_con
 is("$us $uo", 'OK t', 'USAGE granted: bob\'s check answers') or diag($ue);
 ($vs, $vo) = psql_as($node, 'postgres', 'bob', q{SELECT state FROM bloom_shared_filters WHERE name = 'priv.t.k'});
 is("$vs $vo", 'OK ready', 'the view shows the state to a role that may check');
+
+# SELECT on one partition (or inheritance child) is not SELECT on the tree:
+# the filter answers for every partition.
+$node->safe_psql('postgres', q{
+	SET ROLE alice;
+	CREATE TABLE public.pp (g int, k text) PARTITION BY LIST (g);
+	CREATE TABLE public.pp0 PARTITION OF public.pp FOR VALUES IN (0);
+	CREATE TABLE public.pp1 PARTITION OF public.pp FOR VALUES IN (1);
+	INSERT INTO public.pp VALUES (0, 'visible'), (1, 'hidden');
+	GRANT SELECT ON public.pp0 TO bob;
+	CREATE TABLE public.ip (k text); CREATE TABLE public.ic () INHERITS (public.ip);
+	INSERT INTO public.ip VALUES ('parent-row'); INSERT INTO public.ic VALUES ('child-row');
+	GRANT SELECT ON public.ic TO bob;
+	SELECT bloom_guard('public.pp', 'k'); SELECT bloom_guard('public.ip', 'k');
+});
+wait_ready($node, 'postgres', 'public.pp.k', 'partitioned, SELECT on one partition');
+is((psql_as($node, 'postgres', 'bob', q{SELECT bloom_shared_contains('public.pp.k', 'hidden'::text)}))[0], '42501',
+	'SELECT on one partition only: checks of the partitioned table\'s filter raise 42501');
+is((psql_as($node, 'postgres', 'bob', q{SELECT bloom_shared_contains('public.ip.k', 'parent-row'::text)}))[0], '42501',
+	'SELECT on an inheritance child only: checks of the parent\'s filter raise 42501');
 
 server_intact($node, $watch, 'end of 107');
 $node->stop;

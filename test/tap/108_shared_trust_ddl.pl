@@ -20,9 +20,24 @@
 #     inheritance child: suspended, every check answers "maybe"; ENABLE ...
 #     sets the trigger back to ALWAYS and rebuilds;
 #   - a rewrite with USING, renaming the guarded column (0A000);
-#   - key conversion: char(n), name, oid, varchar, numeric(5,2) probes agree
-#     with WHERE col = <the same literal>: whenever WHERE finds a row, the
-#     filter answers true.
+#   - DDL rolled back (DISABLE, DROP TRIGGER, CREATE OR REPLACE, ALTER COLUMN
+#     TYPE, DROP TABLE; whole transaction or savepoint): ready again by
+#     itself; an ENABLE rolled back leaves the guard suspended;
+#   - a table created, guarded and filled (INSERT, COPY FREEZE) in one
+#     transaction; keys changed by cross-partition UPDATE, ON UPDATE CASCADE,
+#     a stored generated column, upserts and MERGE through a partitioned
+#     parent;
+#   - bloom_unguard after a trigger rename, two guards on one table, a
+#     disabled guard trigger dropped, ALTER TABLE ... SET SCHEMA, SET
+#     UNLOGGED / LOGGED, VACUUM FULL, NO INHERIT, DETACH PARTITION
+#     CONCURRENTLY, a partition's trigger disabled by name, the longest
+#     quoted names (386-character filter name);
+#   - key conversion: char(n), name, oid, varchar, numeric(5,2), int2, int8,
+#     real, float8 (-0, NaN, Infinity), uuid, bool, bytea, text, numeric
+#     probes agree with WHERE col = <the same probe>: whenever WHERE finds a
+#     row, the filter answers true (or refuses with 42804 when "=" would
+#     convert the column); a nondeterministic collation on a check is
+#     refused (0A000).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -435,6 +450,73 @@ sq(q{ALTER TABLE t_rb ENABLE TRIGGER bloom_guard_k});
 wait_ready($node, $db, $RB, 'enabled for real');
 no_false_negatives($node, $db, $RB, 'SELECT k FROM t_rb', 'enabled for real');
 
+# ============================================ guard in the creating xact ====
+# Table created, guarded, filled (INSERT and COPY FREEZE) in one transaction.
+($st, $err) = run(q{BEGIN;
+	CREATE TABLE t_new (k text);
+	SELECT bloom_guard('t_new', 'k');
+	INSERT INTO t_new SELECT 'new-ins' || i FROM generate_series(1, 1000) i;
+	COMMIT;});
+is($st, 'OK', 'create, guard and insert in one transaction') or diag($err);
+wait_ready($node, $db, 'public.t_new.k', 'guarded in the creating transaction');
+no_false_negatives($node, $db, 'public.t_new.k', 'SELECT k FROM t_new', 'guarded in the creating transaction');
+my $csv = PostgreSQL::Test::Utils::tempdir() . '/keys.csv';
+PostgreSQL::Test::Utils::append_to_file($csv, join('', map { "freeze$_\n" } 1 .. 1000));
+chmod 0644, $csv;
+($st, $err) = run(qq{BEGIN;
+	CREATE TABLE t_frz (k text);
+	SELECT bloom_guard('t_frz', 'k');
+	COPY t_frz FROM '$csv' WITH (FREEZE);
+	COMMIT;});
+note("create, guard and COPY FREEZE in one transaction: $st");
+if ($st eq 'OK')
+{
+	wait_ready($node, $db, 'public.t_frz.k', 'COPY FREEZE in the creating transaction');
+	no_false_negatives($node, $db, 'public.t_frz.k', 'SELECT k FROM t_frz', 'COPY FREEZE in the creating transaction');
+}
+else
+{
+	like($err, qr/ERROR/, "create, guard and COPY FREEZE: a clear error ($st)");
+}
+
+# ========================================= keys changed by other paths ====
+# Cross-partition UPDATE (delete + insert), an ON UPDATE CASCADE foreign key
+# rewriting the guarded column, a stored generated column as the key,
+# upserts and MERGE through a partitioned parent.
+sq(q{CREATE TABLE mv (g int, k text) PARTITION BY LIST (g);
+	CREATE TABLE mv0 PARTITION OF mv FOR VALUES IN (0);
+	CREATE TABLE mv1 PARTITION OF mv FOR VALUES IN (1);
+	INSERT INTO mv SELECT 0, 'mv' || i FROM generate_series(1, 1000) i;
+	SELECT bloom_guard('mv', 'k');
+	CREATE TABLE fk_parent (k text PRIMARY KEY);
+	INSERT INTO fk_parent SELECT 'fk' || i FROM generate_series(1, 1000) i;
+	CREATE TABLE fk_child (k text REFERENCES fk_parent (k) ON UPDATE CASCADE);
+	INSERT INTO fk_child SELECT k FROM fk_parent;
+	SELECT bloom_guard('fk_child', 'k');
+	CREATE TABLE gen (k text, up text GENERATED ALWAYS AS (upper(k)) STORED);
+	INSERT INTO gen (k) SELECT 'gen' || i FROM generate_series(1, 1000) i;
+	SELECT bloom_guard('gen', 'up');
+	CREATE UNIQUE INDEX ON mv0 (k);});
+wait_ready($node, $db, $_, "other paths: $_") for ('public.mv.k', 'public.fk_child.k', 'public.gen.up');
+($st, $err) = run(q{UPDATE mv SET g = 1, k = 'moved-' || k WHERE g = 0 AND k LIKE 'mv1%'});
+is($st, 'OK', 'cross-partition UPDATE') or diag($err);
+no_false_negatives($node, $db, 'public.mv.k', 'SELECT k FROM mv', 'cross-partition UPDATE: moved rows found');
+($st, $err) = run(q{INSERT INTO mv0 VALUES (0, 'mv2') ON CONFLICT (k) DO UPDATE SET k = 'upserted-' || excluded.k;
+	MERGE INTO mv USING (VALUES (0, 'mv3'), (1, 'merged-new')) AS s(g, k) ON mv.k = s.k
+		WHEN MATCHED THEN UPDATE SET k = 'merged-' || s.k
+		WHEN NOT MATCHED THEN INSERT VALUES (s.g, s.k);});
+is($st, 'OK', 'upsert and MERGE through the partitioned parent') or diag($err);
+no_false_negatives($node, $db, 'public.mv.k', 'SELECT k FROM mv', 'upsert and MERGE: keys found');
+($st, $err) = run(q{UPDATE fk_parent SET k = k || '-renamed' WHERE k LIKE 'fk1%'});
+is($st, 'OK', 'ON UPDATE CASCADE rewrites the guarded column') or diag($err);
+no_false_negatives($node, $db, 'public.fk_child.k', 'SELECT k FROM fk_child', 'ON UPDATE CASCADE: cascaded keys found');
+($st, $err) = run(q{INSERT INTO gen (k) SELECT 'gen-new' || i FROM generate_series(1, 200) i; UPDATE gen SET k = k || 'x' WHERE k LIKE 'gen1%';});
+is($st, 'OK', 'writes to a table guarded on a generated column') or diag($err);
+no_false_negatives($node, $db, 'public.gen.up', 'SELECT up FROM gen', 'generated column: computed keys found');
+sq(q{SELECT bloom_shared_rebuild('public.gen.up')});
+wait_ready($node, $db, 'public.gen.up', 'generated column, rebuilt');
+no_false_negatives($node, $db, 'public.gen.up', 'SELECT up FROM gen', 'generated column, rebuilt');
+
 # ====================================================== more manoeuvres ====
 # bloom_unguard after the guard trigger was renamed: the renamed trigger goes
 # too (triggers are identified by function and argument, not by name).
@@ -567,6 +649,45 @@ for my $p (@probes)
 	is($cs, 'OK', "key conversion kc.$col, probe $shown: the check answers (WHERE: $where)") or diag($ce);
 	ok($where ne 't' || ($got // '') eq 't', "key conversion kc.$col, probe $shown: WHERE finds it ($where), so the filter says true ($got)");
 }
+# more key types: each probe read or converted like WHERE col = <probe> does
+sq(q{CREATE TABLE kc2 (i2 int2, i8 int8, r real, d float8, u uuid, b bool, by bytea, t text, nn numeric);
+	INSERT INTO kc2 VALUES (7, 42, 0.0, -0.0, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', true, '\x0102', 'ab', 1.5),
+		(8, 43, 'NaN', 'Infinity', NULL, NULL, NULL, NULL, 'NaN'),
+		(NULL, NULL, 1.5, 'NaN', NULL, NULL, NULL, NULL, 0);});
+my @cols2 = ('i2', 'i8', 'r', 'd', 'u', 'b', 'by', 't', 'nn');
+sq("SELECT bloom_guard('kc2', '$_')") for @cols2;
+wait_ready($node, $db, "public.kc2.$_", "key conversion: kc2.$_") for @cols2;
+my @probes2 = (
+	[ 'i2', q{7::int8} ], [ 'i2', q{'7'} ], [ 'i2', q{' 7 '} ], [ 'i2', q{70000} ], [ 'i2', q{7.0} ],
+	[ 'i8', q{42::int2} ], [ 'i8', q{42} ], [ 'i8', q{'42'} ], [ 'i8', q{42.0} ], [ 'i8', q{42::float8} ],
+	[ 'r', q{'-0'} ], [ 'r', q{-0.0::real} ], [ 'r', q{0} ], [ 'r', q{'NaN'} ], [ 'r', q{'nan'::real} ],
+	[ 'r', q{1.5} ], [ 'r', q{1.5::float8} ],
+	[ 'd', q{'0'} ], [ 'd', q{0.0::float8} ], [ 'd', q{'-0'} ], [ 'd', q{'Infinity'} ], [ 'd', q{'inf'} ],
+	[ 'd', q{'NaN'} ], [ 'd', q{'NaN'::real} ], [ 'd', q{0::real} ],
+	[ 'u', q{'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'} ], [ 'u', q{'{a0eebc99-9c0b4ef8-bb6d6bb9-bd380a11}'} ],
+	[ 'u', q{'a0eebc999c0b4ef8bb6d6bb9bd380a11'} ],
+	[ 'b', q{'yes'} ], [ 'b', q{'t'} ], [ 'b', q{'on'} ], [ 'b', q{true} ],
+	[ 'by', q{'\x0102'} ], [ 'by', q{'\001\002'} ], [ 'by', q{'\x0102'::bytea} ],
+	[ 't', q{'ab'::name} ], [ 't', q{'ab'::varchar} ], [ 't', q{'ab '::char(3)} ], [ 't', q{'ab'::char(2)} ],
+	[ 'nn', q{'NaN'} ], [ 'nn', q{'nan'} ], [ 'nn', q{1.50} ], [ 'nn', q{' 1.5'} ], [ 'nn', q{0.000} ], [ 'nn', q{'-0'} ],
+	[ 'nn', q{1.5::float8} ], [ 'nn', q{0::int8} ]);
+for my $p (@probes2)
+{
+	my ($col, $lit) = @$p;
+	my ($ws, $we, $where) = run("SELECT EXISTS (SELECT 1 FROM kc2 WHERE $col = $lit)");
+	my ($cs, $ce, $got) = run("SELECT bloom_shared_contains('public.kc2.$col', $lit)");
+	if ($ws ne 'OK')
+	{
+		note("kc2.$col = $lit: WHERE fails ($ws), check gives $cs " . ($got // ''));
+		next;
+	}
+	# refused (42804: no "=" without converting the column) is never a wrong "no"
+	ok(($cs eq 'OK' && ($where ne 't' || $got eq 't')) || ($cs eq '42804'),
+		"key conversion kc2.$col, probe $lit: WHERE $where, check $cs " . ($got // ''))
+	  or diag($ce);
+	note("kc2.$col, probe $lit: refused with 42804 (WHERE $where)") if $cs eq '42804';
+}
+
 # a nondeterministic collation on the check: refused (0A000), never a "no"
 # where WHERE (under that collation) finds a row
 if (sq(q{SELECT count(*) > 0 FROM pg_collation WHERE collprovider = 'i'}) eq 't')

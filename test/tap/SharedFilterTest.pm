@@ -84,7 +84,9 @@ sub wait_ready
 	my $ms = 1000 * ($seconds // $wait_seconds);
 	my ($rc, $w, $err) = $node->psql($db, "SELECT bloom_shared_wait(" . lit($name) . ", $ms)");
 	$w = "error: $err" if $rc != 0;
-	is($w, 't', "$what: bloom_shared_wait returns true");
+	is($w, 't', "$what: bloom_shared_wait returns true")
+	  or diag("$name right after the failed wait: " . join(' ', $node->psql($db,
+		"SELECT state || ' last_error=' || coalesce(last_error, '-') FROM bloom_shared_filters WHERE name = " . lit($name))));
 	# (after a failed wait, do not poll another 180 s)
 	ok($w eq 't' && poll_for($node, $db,
 		"SELECT state FROM bloom_shared_filters WHERE name = " . lit($name), 'ready', $seconds // $wait_seconds),
