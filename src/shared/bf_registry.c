@@ -14,6 +14,7 @@
 #include "access/tableam.h"
 #include "catalog/indexing.h"
 #include "catalog/objectaccess.h"
+#include "catalog/pg_database.h"
 #include "catalog/pg_extension.h"
 #include "commands/extension.h"
 #include "miscadmin.h"
@@ -125,6 +126,7 @@ bf_shmem_startup(void)
  * DROP EXTENSION bloomfilter: its event triggers are dropped with it and do
  * not fire, so forget this database's filters here (a rolled-back drop
  * leaves definitions without filters: they are built again on first use).
+ * DROP DATABASE: forget the dropped database's filters.
  */
 static void
 bf_object_access(ObjectAccessType access, Oid classId, Oid objectId,
@@ -132,9 +134,14 @@ bf_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 {
 	if (prev_object_access_hook)
 		prev_object_access_hook(access, classId, objectId, subId, arg);
-	if (access == OAT_DROP && classId == ExtensionRelationId &&
-		bf_shared != NULL && objectId == get_extension_oid("bloomfilter", true))
+	if (access != OAT_DROP || bf_shared == NULL)
+		return;
+	if (classId == ExtensionRelationId &&
+		objectId == get_extension_oid("bloomfilter", true))
 		bf_filters_forget_db(MyDatabaseId, InvalidOid);
+	/* DROP DATABASE: at once (the launcher's sweep would take seconds) */
+	if (classId == DatabaseRelationId)
+		bf_filters_forget_db(objectId, InvalidOid);
 }
 
 void
