@@ -698,3 +698,33 @@ COMMENT ON EVENT TRIGGER bloom_shared_sql_drop IS
 ALTER EVENT TRIGGER bloom_shared_ddl_command_end ENABLE ALWAYS;
 COMMENT ON EVENT TRIGGER bloom_shared_ddl_command_end IS
 	'reviews the guards a command touched: repairs, suspends, removes or refuses (see bloom_shared_ddl)';
+
+--
+-- ==== Counting filters (layout 'counting'): removing keys ====
+--
+COMMENT ON FUNCTION bloom_empty(bigint, float8, text) IS
+	'an empty filter sized for capacity keys at false-positive rate fpr; layout blocked (default), classic, or counting (4-bit counters: keys can be removed)';
+
+CREATE FUNCTION bloom_remove(bloomfilter, anyelement) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloom_remove'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_remove(bloomfilter, anyelement) IS
+	'the counting filter with one occurrence of the key removed (a NULL key leaves it unchanged); an error for a key the filter says is absent';
+
+CREATE FUNCTION bloom_remove(bloomfilter, bloom_literal) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloom_remove_literal'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_remove(bloomfilter, bloom_literal) IS
+	'the counting filter with one occurrence of the string literal (a text key) removed';
+
+CREATE OPERATOR - (
+	LEFTARG = bloomfilter, RIGHTARG = anyelement,
+	FUNCTION = bloom_remove
+);
+COMMENT ON OPERATOR - (bloomfilter, anyelement) IS 'remove a key from a counting filter (bloom_remove)';
+
+CREATE OPERATOR - (
+	LEFTARG = bloomfilter, RIGHTARG = bloom_literal,
+	FUNCTION = bloom_remove
+);
+COMMENT ON OPERATOR - (bloomfilter, bloom_literal) IS 'remove a string literal (a text key) from a counting filter (bloom_remove)';

@@ -52,6 +52,9 @@ extern void bf_value_create(int64 capacity, double fpr, int layout, BfValue *v);
 /* Record that a key of kind `kind` was added (header fields only). */
 extern void bf_value_note_added(BfValue *v, int kind, uint64 nkeys);
 
+/* Record that a key was removed (counting layout; header field only). */
+extern void bf_value_note_removed(BfValue *v);
+
 typedef enum BfMergeOp
 {
 	BF_MERGE_UNION,
@@ -59,7 +62,8 @@ typedef enum BfMergeOp
 } BfMergeOp;
 
 /*
- * Merge src into dst (a writable value): bitwise OR or AND.  Both must have
+ * Merge src into dst (a writable value): bitwise OR or AND (counting:
+ * saturating sum or minimum of the counters).  Both must have
  * the same layout, bits, hashes, capacity and fpr, and compatible key kinds.
  */
 extern void bf_value_merge(BfValue *dst, const BfValue *src, BfMergeOp op);

@@ -14,6 +14,9 @@
  *
  *		FPR = sum_i Pois(i; lambda) (1 - (1 - 1/512)^(k i))^k
  *
+ * counting: the same with 128 counters per 64-byte block, 1/128 in place of
+ * 1/512; lambda is still 512 n / m for m payload bits (128 n / (m / 4)).
+ *
  * The unevenness of the block loads is what makes a blocked filter need
  * more bits than a classic one at the same rate; the classic formula applied
  * to a blocked filter underestimates its rate by roughly 30% at 1%.
@@ -32,6 +35,7 @@
 
 #include <math.h>
 
+#include "bf_counting.h"
 #include "bf_format.h"
 
 /* x^k for a small positive integer k, by repeated squaring. */
@@ -69,9 +73,9 @@ ipow(double x, int k)
  * 4100 terms, whatever n and m the caller passes.
  */
 static double
-blocked_fpr(double lambda, int k)
+blocked_fpr(double lambda, int k, int slots)
 {
-	double		lnq = log1p(-1.0 / BF_BLOCK_BITS);
+	double		lnq = log1p(-1.0 / slots);
 	double		klnq = (double) k * lnq;
 	double		sigma;
 	double		lo_d;
@@ -140,7 +144,8 @@ bf_predict_fpr(int layout, uint64_t nbits, int hashes, double n)
 
 	if (layout == BF_LAYOUT_CLASSIC)
 		return ipow(-expm1(-(double) hashes * n / m), hashes);
-	return blocked_fpr((double) BF_BLOCK_BITS * n / m, hashes);
+	return blocked_fpr((double) BF_BLOCK_BITS * n / m, hashes,
+					   layout == BF_LAYOUT_COUNTING ? BF_COUNTING_SLOTS : BF_BLOCK_BITS);
 }
 
 /* Search state of one sizing problem. */
@@ -282,13 +287,13 @@ bf_size_for(int layout, uint64_t capacity, double fpr,
 	int			k0;
 	int			j;
 
-	if (layout != BF_LAYOUT_BLOCKED && layout != BF_LAYOUT_CLASSIC)
+	if (layout < 1 || layout > BF_LAYOUT_MAX)
 		return false;
 	if (capacity < 1 || !isfinite(fpr) || !(fpr > 0.0) || !(fpr < 1.0))
 		return false;
 
 	sp.layout = layout;
-	sp.unit = (layout == BF_LAYOUT_BLOCKED) ? BF_BLOCK_BITS : BF_CLASSIC_ALIGN_BITS;
+	sp.unit = (layout == BF_LAYOUT_CLASSIC) ? BF_CLASSIC_ALIGN_BITS : BF_BLOCK_BITS;
 	sp.n = (double) capacity;
 	sp.fpr = fpr;
 	max_units = max_nbits / sp.unit;
@@ -316,6 +321,9 @@ bf_size_for(int layout, uint64_t capacity, double fpr,
 			/* blocked needs a few percent more than classic */
 			if (layout == BF_LAYOUT_BLOCKED && hint < max_units)
 				hint += hint / 16;
+			/* counting: four bits per counter, and smaller blocks */
+			if (layout == BF_LAYOUT_COUNTING)
+				hint = (hint > max_units / 5) ? max_units : hint * 5;
 			u = smallest_units(&sp, k, hint, max_units);
 			if (u != 0)
 			{
@@ -380,11 +388,11 @@ bf_max_capacity(int layout, double fpr, uint64_t max_nbits)
 	const uint64_t limit = UINT64_C(1) << 62;
 	int			k;
 
-	if (layout != BF_LAYOUT_BLOCKED && layout != BF_LAYOUT_CLASSIC)
+	if (layout < 1 || layout > BF_LAYOUT_MAX)
 		return 0;
 	if (!isfinite(fpr) || !(fpr > 0.0) || !(fpr < 1.0))
 		return 0;
-	unit = (layout == BF_LAYOUT_BLOCKED) ? BF_BLOCK_BITS : BF_CLASSIC_ALIGN_BITS;
+	unit = (layout == BF_LAYOUT_CLASSIC) ? BF_CLASSIC_ALIGN_BITS : BF_BLOCK_BITS;
 	m = (max_nbits / unit) * unit;
 	if (m == 0)
 		return 0;
