@@ -72,9 +72,54 @@ ipow(double x, int k)
  * that is actually computed has lambda below about 21000 and at most about
  * 4100 terms, whatever n and m the caller passes.
  */
+/*
+ * The probability that a key testing a block whose positions are each set
+ * with probability q tests positive.  Blocked: q^k (the k positions almost
+ * never repeat in 512).  Counting: the k counters of a key are drawn with
+ * replacement from only 128, so a key often has fewer than k distinct ones
+ * (at k = 8, one key in five), and a key with d distinct counters tests
+ * positive with probability q^d: the rate is sum_d P(D = d) q^d, where
+ * dist[d] = P(D = d) (see distinct_dist).
+ */
+static inline double
+probe_positive(double q, int k, const double *dist)
+{
+	double		r = 0.0;
+	double		qd = 1.0;
+
+	if (dist == NULL)
+		return ipow(q, k);
+	for (int d = 1; d <= k; d++)
+	{
+		qd *= q;
+		r += dist[d] * qd;
+	}
+	return r;
+}
+
+/*
+ * dist[d] = P(D = d), D the number of distinct values among k uniform draws
+ * from slots values: after j + 1 draws, D stays at d with probability
+ * d / slots and grows from d - 1 with probability (slots - d + 1) / slots.
+ */
+static void
+distinct_dist(int k, int slots, double *dist)
+{
+	for (int d = 0; d <= k; d++)
+		dist[d] = 0.0;
+	dist[1] = 1.0;
+	for (int j = 1; j < k; j++)
+	{
+		for (int d = j + 1; d >= 1; d--)
+			dist[d] = dist[d] * d / slots + dist[d - 1] * (slots - d + 1) / slots;
+	}
+}
+
 static double
 blocked_fpr(double lambda, int k, int slots)
 {
+	double		distbuf[BF_MAX_HASHES + 1];
+	const double *dist = NULL;
 	double		lnq = log1p(-1.0 / slots);
 	double		klnq = (double) k * lnq;
 	double		sigma;
@@ -103,6 +148,11 @@ blocked_fpr(double lambda, int k, int slots)
 	 */
 	if (lo_d > 0.0 && ipow(-expm1(lo_d * klnq), k) >= 1.0)
 		return 1.0;
+	if (slots == BF_COUNTING_SLOTS)
+	{
+		distinct_dist(k, slots, distbuf);
+		dist = distbuf;
+	}
 
 	lnlambda = log(lambda);
 	p = exp(-lambda + lo_d * lnlambda - lgamma(lo_d + 1.0));
@@ -111,7 +161,7 @@ blocked_fpr(double lambda, int k, int slots)
 		/* p is Pois(i); an empty block (i = 0) never tests positive */
 		mass += p;
 		if (i > 0.0)
-			sum += p * ipow(-expm1(i * klnq), k);
+			sum += p * probe_positive(-expm1(i * klnq), k, dist);
 		p *= lambda / (i + 1.0);
 	}
 
