@@ -16,7 +16,8 @@
  *	- popcount, the cardinality and FPR estimates are sane (no NaN, the FPR
  *	  within [0, 1]);
  *	- a key added to a copy of the bits tests positive (no false negative),
- *	  whatever the bit count;
+ *	  whatever the bit count; counting: its removal is accepted and undoes
+ *	  the add except in saturated counters;
  *	- text output, then text input (bf_text_parse_header and
  *	  bf_text_decode_payload), reproduces the header and the bytes exactly.
  */
@@ -83,7 +84,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	FUZZ_CHECK(bf_header_check(&h, NULL, 0) == BF_OK, "bf_header_check refuses a decoded header");
 	FUZZ_CHECK(h.hashes >= 1 && h.hashes <= BF_MAX_HASHES, "hashes %u", h.hashes);
-	FUZZ_CHECK(h.layout == BF_LAYOUT_BLOCKED || h.layout == BF_LAYOUT_CLASSIC, "layout %u", h.layout);
+	FUZZ_CHECK(h.layout >= BF_LAYOUT_BLOCKED && h.layout <= BF_LAYOUT_COUNTING, "layout %u", h.layout);
+	FUZZ_CHECK(h.family == bf_layout_family(h.layout), "family %u with layout %u", h.family, h.layout);
 	FUZZ_CHECK(bf_layout_name(h.layout) != NULL && bf_key_kind_name(h.key_kind) != NULL,
 			   "decoded layout %u or key kind %u has no name", h.layout, h.key_kind);
 	bf_header_encode(&h, hdr);
@@ -113,8 +115,27 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(copy, bits, nbytes);
 		bf_add_hash(&h, copy, kh);
 		FUZZ_CHECK(bf_test_hash(&h, copy, kh), "false negative after an add");
-		bf_bits_or(copy, bits, nbytes);
-		FUZZ_CHECK(bf_test_hash(&h, copy, kh), "false negative after an OR");
+		if (h.layout == BF_LAYOUT_COUNTING)
+		{
+			/*
+			 * A removal undoes the add, except where a counter reached 15
+			 * (saturated: it stays, even when the add saturated it)
+			 */
+			FUZZ_CHECK(bf_counting_remove(copy, h.nbits, h.hashes, kh.lo),
+					   "removal of a key just added refused");
+			for (uint64_t c = 0; c < 2 * nbytes; c++)
+				FUZZ_CHECK(bf_counter_get(copy, (unsigned) c) == bf_counter_get(bits, (unsigned) c) ||
+						   bf_counter_get(copy, (unsigned) c) == BF_COUNTER_MAX,
+						   "add then remove changes counter %llu", (unsigned long long) c);
+			bf_add_hash(&h, copy, kh);
+			bf_counting_sum(copy, bits, nbytes);
+			FUZZ_CHECK(bf_test_hash(&h, copy, kh), "false negative after a sum");
+		}
+		else
+		{
+			bf_bits_or(copy, bits, nbytes);
+			FUZZ_CHECK(bf_test_hash(&h, copy, kh), "false negative after an OR");
+		}
 		free(copy);
 	}
 

@@ -1,6 +1,6 @@
 /*
  * gen_corpus.c
- *		Write the seed corpora of the fuzzers: valid filters of both layouts,
+ *		Write the seed corpora of the fuzzers: valid filters of the three layouts,
  *		several key kinds, sizes and target rates, built with the core code
  *		the extension uses (sizing, hashing, layouts), in binary form into
  *		corpus-binary/ and in text form into corpus-text/; and sizing
@@ -100,8 +100,8 @@ write_file(const char *dir, const char *name, const char *ext,
 }
 
 /*
- * Sizing problems as fuzz_sizing reads them: byte 0 the layout (bit 0 set:
- * classic), byte 1 the mode (4: the rate as raw double bits; 0x10: the limit
+ * Sizing problems as fuzz_sizing reads them: byte 0 the layout (bit 1 set:
+ * counting, else bit 0 set: classic), byte 1 the mode (4: the rate as raw double bits; 0x10: the limit
  * from bytes 18..25; 0x20: also check bf_max_capacity), the capacity at 2,
  * the rate at 10, the limit at 18 (all little-endian).
  */
@@ -128,7 +128,7 @@ write_sizing_seeds(const char *dir, size_t *total)
 {
 	int			n = 0;
 
-	for (int layout = BF_LAYOUT_BLOCKED; layout <= BF_LAYOUT_CLASSIC; layout++)
+	for (int layout = BF_LAYOUT_BLOCKED; layout <= BF_LAYOUT_COUNTING; layout++)
 	{
 		for (size_t i = 0; i < sizeof(sizing_seeds) / sizeof(sizing_seeds[0]); i++)
 		{
@@ -137,7 +137,7 @@ write_sizing_seeds(const char *dir, size_t *total)
 			uint64_t	u;
 			char		name[64];
 
-			in[0] = (layout == BF_LAYOUT_CLASSIC) ? 1 : 0;
+			in[0] = (layout == BF_LAYOUT_CLASSIC) ? 1 : (layout == BF_LAYOUT_COUNTING) ? 2 : 0;
 			in[1] = 4 | 0x20 | (sd->limit ? 0x10 : 0);
 			bf_write_u64le(in + 2, sd->capacity);
 			memcpy(&u, &sd->fpr, 8);
@@ -163,7 +163,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: %s <binary-dir> <text-dir> <sizing-dir>\n", argv[0]);
 		return 2;
 	}
-	for (int layout = BF_LAYOUT_BLOCKED; layout <= BF_LAYOUT_CLASSIC; layout++)
+	for (int layout = BF_LAYOUT_BLOCKED; layout <= BF_LAYOUT_COUNTING; layout++)
 	{
 		for (size_t s = 0; s < sizeof(seeds) / sizeof(seeds[0]); s++)
 		{
@@ -180,7 +180,7 @@ main(int argc, char **argv)
 					   "cannot size %s", sd->name);
 			memset(&h, 0, sizeof(h));
 			h.version = BF_FORMAT_VERSION;
-			h.family = BF_FAMILY_BLOOM;
+			h.family = (uint8_t) bf_layout_family(layout);
 			h.layout = (uint8_t) layout;
 			h.key_kind = (uint8_t) sd->key_kind;
 			h.hashes = (uint16_t) size.hashes;

@@ -21,12 +21,14 @@ $node->safe_psql('postgres', q{
 		     FROM generate_series(1, 200000) i)),                      -- TOASTed
 		(5, (SELECT bloom_agg(md5(i::text)::uuid, 100000)
 		     FROM generate_series(1, 100000) i)),                      -- TOASTed
-		(6, NULL);
+		(6, NULL),
+		(7, (SELECT bloom_agg('c' || i, 50000, 0.01, 'counting')
+		     FROM generate_series(1, 50000) i) - 'c1'::text);         -- counting, TOASTed
 });
 
 my $digest = q{SELECT string_agg(id || ':' || coalesce(md5(bf::bytea), 'null'), ',' ORDER BY id) FROM filters};
 my $expected = $node->safe_psql('postgres', $digest);
-like($expected, qr/^1:\w+,2:\w+,3:\w+,4:\w+,5:\w+,6:null$/, 'source digests');
+like($expected, qr/^1:\w+,2:\w+,3:\w+,4:\w+,5:\w+,6:null,7:\w+$/, 'source digests');
 
 my $tmp = PostgreSQL::Test::Utils::tempdir;
 
