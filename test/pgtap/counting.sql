@@ -6,7 +6,7 @@
 -- test/reader/bloomfilter_reader.py.
 --
 BEGIN;
-SELECT plan(33);
+SELECT plan(35);
 
 -- 100,000 keys of every key kind (boolean: both values), generated from i
 CREATE TEMP TABLE ck (i int PRIMARY KEY);
@@ -149,6 +149,17 @@ SELECT is(bloom_empty(10, 0.1, 'counting')::text,
 		  || repeat('A', 86) || '==', 'text form of an empty counting filter');
 SELECT is(encode(substring(((bloom_empty(100, 0.01, 'counting') || 'alice') - 'alice')::bytea FROM 65), 'hex'),
 		  repeat('00', 576), 'removing the only key clears every counter');
+
+-- 34-35: a large stored (TOASTed) counting filter checked by single
+-- statements, where a bit layout would be read in slices: read whole, and
+-- every key found, absent keys mostly not
+CREATE TEMP TABLE stored AS SELECT whole AS f FROM halves;
+SELECT is((SELECT count(*) FROM generate_series(1, 2000) i
+		   WHERE (SELECT f FROM stored) @> ('key-' || (i * 50))), 2000::bigint,
+		  'a stored counting filter finds its keys from fresh call sites');
+SELECT cmp_ok((SELECT count(*) FROM generate_series(1, 2000) i
+			   WHERE (SELECT f FROM stored) @> ('absent-' || i)), '<', 100::bigint,
+			  'and answers "no" for absent keys (about 1% "maybe")');
 
 SELECT * FROM finish();
 ROLLBACK;
