@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bf_cuckoo.h"
 #include "bf_format.h"
 #include "bf_hash.h"
 #include "bf_layout.h"
@@ -1248,6 +1249,144 @@ test_counting_remove(void)
 	free(snap);
 }
 
+/* ----------------------------------------------------------------
+ * Cuckoo filters
+ * ----------------------------------------------------------------
+ */
+
+static uint64_t
+key_hash(const char *prefix, int i)
+{
+	char		key[32];
+	int			n = snprintf(key, sizeof(key), "%s%d", prefix, i);
+
+	return XXH3_64bits(key, (size_t) n);
+}
+
+/*
+ * Sizing, no false negatives, the measured rate against the prediction,
+ * the load reached before the filter is full, and that a refused insert
+ * changes nothing.
+ */
+static void
+simulate_cuckoo(double fpr)
+{
+	const uint64_t capacity = 100000;
+	const int	absent = 1000000;
+	BfCuckooHeader h;
+	uint64_t	nbytes;
+	uint8_t    *slots;
+	uint8_t    *snap;
+	int			why = 0;
+	int			fn = 0,
+				fp = 0;
+	uint64_t	n;
+	double		measured,
+				predicted,
+				load;
+
+	CHECK(bf_cuckoo_size(capacity, fpr, UINT64_C(1) << 30, &h, &why));
+	nbytes = bf_cuckoo_payload_bytes(h.nbuckets, h.fp_bits);
+	slots = calloc(nbytes, 1);
+	snap = malloc(nbytes);
+	for (int i = 0; i < (int) capacity; i++)
+		CHECKF(bf_cuckoo_insert(&h, slots, key_hash("key-", i)), "insert %d of %llu refused", i,
+			   (unsigned long long) capacity);
+	for (int i = 0; i < (int) capacity; i++)
+		fn += !bf_cuckoo_contains(&h, slots, key_hash("key-", i));
+	for (int i = 0; i < absent; i++)
+		fp += bf_cuckoo_contains(&h, slots, key_hash("absent-", i));
+	measured = (double) fp / absent;
+	predicted = bf_cuckoo_predict_fpr(&h, (double) capacity);
+	CHECKF(fn == 0, "cuckoo: %d false negatives", fn);
+	CHECKF(measured >= 0.8 * predicted && measured <= 1.1 * predicted && measured <= fpr * 1.1,
+		   "cuckoo at %g: measured %g, predicted %g", fpr, measured, predicted);
+	/* fill up: the load when the first insert is refused */
+	for (n = capacity;; n++)
+	{
+		memcpy(snap, slots, nbytes);
+		if (!bf_cuckoo_insert(&h, slots, key_hash("more-", (int) n)))
+			break;
+	}
+	CHECK(memcmp(snap, slots, nbytes) == 0);
+	load = (double) n / (double) (h.nbuckets * BF_CUCKOO_SLOTS);
+	CHECKF(load >= 0.95, "cuckoo full at load %.4f", load);
+	CHECK(bf_cuckoo_occupied(&h, slots) == n);
+	printf("simulation: cuckoo  target %-6g f %-2u buckets %-7llu bits/key %6.3f predicted %.5f "
+		   "measured %.5f (%.3f x target) full at load %.4f\n",
+		   fpr, (unsigned) h.fp_bits, (unsigned long long) h.nbuckets,
+		   (double) nbytes * 8 / capacity, predicted, measured, measured / fpr, load);
+	free(slots);
+	free(snap);
+}
+
+static void
+test_cuckoo_ops(void)
+{
+	BfCuckooHeader h;
+	BfCuckooHeader g;
+	uint8_t		buf[BF_HEADER_SIZE + 64];
+	uint8_t    *slots = buf + BF_HEADER_SIZE;
+	char		msg[256];
+	int			why;
+	uint64_t	x = key_hash("x", 0);
+
+	/* packed slots: neighbours untouched, every width */
+	for (int f = BF_CUCKOO_MIN_FP_BITS; f <= BF_CUCKOO_MAX_FP_BITS; f++)
+	{
+		uint8_t		a[40];
+
+		memset(a, 0, sizeof(a));
+		bf_cuckoo_set(a, f, 3, 0xFFFFFFFFu);
+		CHECK(bf_cuckoo_get(a, f, 2) == 0 && bf_cuckoo_get(a, f, 4) == 0);
+		CHECK(bf_cuckoo_get(a, f, 3) == (f == 32 ? 0xFFFFFFFFu : (1u << f) - 1));
+		CHECK(bf_bits_popcount(a, sizeof(a)) == (uint64_t) f);
+	}
+	/* alt is an involution, for any bucket count */
+	memset(&h, 0, sizeof(h));
+	h.fp_bits = 12;
+	for (uint64_t nb = 1; nb < 3000; nb += 7)
+	{
+		h.nbuckets = nb;
+		for (uint32_t fp = 1; fp < 50; fp++)
+		{
+			uint64_t	i = (fp * UINT64_C(7919)) % nb;
+
+			CHECK(bf_cuckoo_alt(&h, bf_cuckoo_alt(&h, i, fp), fp) == i);
+		}
+	}
+	/* a small filter: duplicates, count, remove */
+	CHECK(bf_cuckoo_size(10, 0.01, 1 << 20, &h, &why));
+	CHECK(h.fp_bits == 10 && h.nbuckets == 3);
+	h.key_kind = BF_KEY_TEXT;
+	memset(buf, 0, sizeof(buf));
+	CHECK(bf_cuckoo_insert(&h, slots, x) && bf_cuckoo_insert(&h, slots, x));
+	CHECK(bf_cuckoo_count(&h, slots, x) == 2);
+	CHECK(bf_cuckoo_remove(&h, slots, x) && bf_cuckoo_count(&h, slots, x) == 1);
+	CHECK(bf_cuckoo_remove(&h, slots, x) && !bf_cuckoo_contains(&h, slots, x));
+	CHECK(!bf_cuckoo_remove(&h, slots, x));
+	/* the header round trip and its errors */
+	h.count = 0;
+	bf_cuckoo_encode(&h, buf);
+	CHECK(bf_cuckoo_decode(buf, BF_HEADER_SIZE + 15, &g, msg, sizeof(msg)) == BF_OK);
+	CHECK(g.fp_bits == 10 && g.nbuckets == 3 && g.capacity == 10);
+	CHECK(bf_cuckoo_decode(buf, BF_HEADER_SIZE + 16, &g, msg, sizeof(msg)) == BF_ERR_LENGTH);
+	slots[14] = 0x80;			/* 120 bits used: byte 14 is full */
+	CHECK(bf_cuckoo_decode(buf, BF_HEADER_SIZE + 15, &g, msg, sizeof(msg)) == BF_OK);
+	buf[5] = 1;
+	CHECK(bf_cuckoo_decode(buf, BF_HEADER_SIZE + 15, &g, msg, sizeof(msg)) == BF_ERR_FAMILY);
+	CHECK(strcmp(msg, "filter family 1 is not a cuckoo filter (family 3)") == 0);
+	buf[5] = 3;
+	buf[8] = 33;
+	CHECK(bf_cuckoo_decode(buf, BF_HEADER_SIZE + 15, &g, msg, sizeof(msg)) == BF_ERR_HASHES);
+	buf[8] = 10;
+	bf_write_u64le(buf + 40, 13);
+	CHECK(bf_cuckoo_decode(buf, BF_HEADER_SIZE + 15, &g, msg, sizeof(msg)) == BF_ERR_CAPACITY);
+	/* sizing refusals */
+	CHECK(!bf_cuckoo_size(10, 1e-12, 1 << 20, &h, &why) && why == 1);
+	CHECK(!bf_cuckoo_size(UINT64_C(1) << 40, 0.01, 1 << 30, &h, &why) && why == 2);
+}
+
 int
 main(void)
 {
@@ -1274,6 +1413,10 @@ main(void)
 	simulate(BF_LAYOUT_COUNTING, 0.001);
 	test_counting_ops();
 	test_counting_remove();
+	test_cuckoo_ops();
+	simulate_cuckoo(0.01);
+	simulate_cuckoo(0.001);
+	simulate_cuckoo(0.0001);
 
 	printf("%d checks, %d failures, %.0f ms\n", n_checks, n_failures, elapsed_ms(t0));
 	return n_failures == 0 ? 0 : 1;
