@@ -6,6 +6,8 @@ PGFILEDESC = "bloomfilter - Bloom filter type, operators and aggregates"
 
 CORE_OBJS = \
 	src/core/bf_counting.o \
+	src/core/bf_cuckoo.o \
+	src/core/bf_cuckoo_text.o \
 	src/core/bf_format.o \
 	src/core/bf_layout.o \
 	src/core/bf_sizing.o \
@@ -35,6 +37,7 @@ OBJS = \
 	src/bf_agg.o \
 	src/bf_expanded.o \
 	src/bf_agg_auto.o \
+	src/bf_cuckoo.o \
 	$(SHARED_OBJS) \
 	$(CORE_OBJS)
 

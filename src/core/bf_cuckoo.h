@@ -129,4 +129,14 @@ extern bool bf_cuckoo_remove(const BfCuckooHeader *h, uint8_t *slots, uint64_t h
 /* Occupied slots. */
 extern uint64_t bf_cuckoo_occupied(const BfCuckooHeader *h, const uint8_t *slots);
 
+/*
+ * The text form (bf_cuckoo_text.c).  Parse checks every field and the
+ * payload's length; the caller decodes data (base64) into the slots and
+ * checks them with bf_cuckoo_decode.
+ */
+extern size_t bf_cuckoo_text_length(const BfCuckooHeader *h);
+extern void bf_cuckoo_text_render(const BfCuckooHeader *h, const uint8_t *slots, char *out);
+extern BfStatus bf_cuckoo_text_parse(const char *s, BfCuckooHeader *h, const char **data,
+									 size_t *datalen, char *msg, size_t msglen);
+
 #endif							/* BF_CUCKOO_H */
