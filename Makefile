@@ -43,7 +43,7 @@ OBJS = \
 
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core -I$(srcdir)/src/shared
 
-REGRESS = basics keys io send setops aggregates expanded aggregates_auto shared counting
+REGRESS = basics keys io send setops aggregates expanded aggregates_auto shared counting cuckoo
 REGRESS_OPTS = --load-extension=bloomfilter
 
 PG_CONFIG ?= pg_config

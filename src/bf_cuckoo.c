@@ -107,6 +107,8 @@ cf_key_type(FunctionCallInfo fcinfo, int argno, bool literal)
 
 /* ---------------------------------------------------------------- I/O */
 
+static BfStatus decode_input(const uint8_t *data, size_t len, char *msg, size_t msglen);
+
 Datum
 cuckoofilter_in(PG_FUNCTION_ARGS)
 {
@@ -133,13 +135,16 @@ cuckoofilter_in(PG_FUNCTION_ARGS)
 	raw = (struct varlena *) palloc(VARHDRSZ + BF_HEADER_SIZE + nbytes);
 	SET_VARSIZE(raw, VARHDRSZ + BF_HEADER_SIZE + nbytes);
 	bf_cuckoo_encode(&h, (uint8_t *) VARDATA(raw));
-	if (!bf_base64_decode(data, datalen, (uint8_t *) VARDATA(raw) + BF_HEADER_SIZE, nbytes) ||
-		bf_cuckoo_decode((const uint8_t *) VARDATA(raw), BF_HEADER_SIZE + nbytes, &h,
-						 msg, sizeof(msg)) != BF_OK)
+	if (!bf_base64_decode(data, datalen, (uint8_t *) VARDATA(raw) + BF_HEADER_SIZE, nbytes))
 		INPUT_ERROR(fcinfo,
 					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 					 errmsg("invalid input syntax for type cuckoofilter"),
-					 errdetail("The data field is not the canonical base64 of valid slots.")));
+					 errdetail("The data field is not canonical base64.")));
+	if (decode_input((const uint8_t *) VARDATA(raw), BF_HEADER_SIZE + nbytes, msg, sizeof(msg)) != BF_OK)
+		INPUT_ERROR(fcinfo,
+					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					 errmsg("invalid input syntax for type cuckoofilter"),
+					 errdetail("%s.", msg)));
 	PG_RETURN_POINTER(raw);
 }
 
@@ -163,6 +168,29 @@ cuckoofilter_out(PG_FUNCTION_ARGS)
 	PG_RETURN_CSTRING(out);
 }
 
+/*
+ * Untrusted input also has its count checked against the slots in use (a
+ * stored value is not scanned on every read).
+ */
+static BfStatus
+decode_input(const uint8_t *data, size_t len, char *msg, size_t msglen)
+{
+	BfCuckooHeader h;
+	BfStatus	st = bf_cuckoo_decode(data, len, &h, msg, msglen);
+	uint64		used;
+
+	if (st != BF_OK)
+		return st;
+	used = bf_cuckoo_occupied(&h, data + BF_HEADER_SIZE);
+	if (used != h.count)
+	{
+		snprintf(msg, msglen, "count " UINT64_FORMAT " does not match the " UINT64_FORMAT " slots in use",
+				 h.count, used);
+		return BF_ERR_CAPACITY;
+	}
+	return BF_OK;
+}
+
 /* A validated copy of format bytes, or an error with errmsg what. */
 static struct varlena *
 from_bytes(const char *data, size_t len, const char *what)
@@ -170,7 +198,7 @@ from_bytes(const char *data, size_t len, const char *what)
 	char		msg[256];
 	struct varlena *raw;
 
-	if (bf_cuckoo_decode((const uint8_t *) data, len, NULL, msg, sizeof(msg)) != BF_OK)
+	if (decode_input((const uint8_t *) data, len, msg, sizeof(msg)) != BF_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 				 errmsg("%s", what),

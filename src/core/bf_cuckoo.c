@@ -83,6 +83,13 @@ bf_cuckoo_check(const BfCuckooHeader *h, char *msg, size_t msglen)
 					 (unsigned long long) (h->nbuckets * BF_CUCKOO_SLOTS));
 		return BF_ERR_CAPACITY;
 	}
+	if (h->count > 0 && h->key_kind == BF_KEY_NONE)
+	{
+		if (msg)
+			snprintf(msg, msglen, "count %llu with key kind none (no key was added)",
+					 (unsigned long long) h->count);
+		return BF_ERR_KEY_KIND;
+	}
 	return BF_OK;
 }
 
