@@ -12,6 +12,7 @@
 
 #include <math.h>
 
+#include "access/detoast.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
@@ -82,21 +83,69 @@ cf_store_header(CfValue *v)
 }
 
 /*
+ * Per call site: the key type, and the stored filter last read here (a
+ * check in a query runs once per row with the same filter: it is detoasted
+ * once, keyed by its TOAST pointer, which a changed value never shares).
+ */
+typedef struct CfSite
+{
+	BfKeyType	kt;
+	bool		have_stored;
+	struct varatt_external toast;
+	struct varlena *stored;		/* detoasted, in fn_mcxt */
+} CfSite;
+
+static CfSite *
+cf_site(FunctionCallInfo fcinfo)
+{
+	if (fcinfo->flinfo->fn_extra == NULL)
+		fcinfo->flinfo->fn_extra = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
+														  sizeof(CfSite));
+	return (CfSite *) fcinfo->flinfo->fn_extra;
+}
+
+/* Open argument argno for reading, through the call site's cache. */
+static void
+cf_open_arg(FunctionCallInfo fcinfo, int argno, CfValue *v)
+{
+	struct varlena *ptr = (struct varlena *) DatumGetPointer(PG_GETARG_DATUM(argno));
+	CfSite	   *site = cf_site(fcinfo);
+	struct varatt_external toast;
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(ptr))
+	{
+		cf_open(PointerGetDatum(ptr), false, v);
+		return;
+	}
+	VARATT_EXTERNAL_GET_POINTER(toast, ptr);
+	if (!site->have_stored || memcmp(&toast, &site->toast, sizeof(toast)) != 0)
+	{
+		MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+		struct varlena *copy = detoast_external_attr(ptr);
+
+		MemoryContextSwitchTo(old);
+		if (site->have_stored)
+			pfree(site->stored);
+		site->have_stored = false;
+		cf_open(PointerGetDatum(copy), false, v);	/* validates */
+		site->stored = copy;
+		site->toast = toast;
+		site->have_stored = true;
+	}
+	cf_open(PointerGetDatum(site->stored), false, v);
+}
+
+/*
  * The key type of argument argno (text for the bloom_literal variants),
  * resolved once per call site and type.
  */
 static const BfKeyType *
 cf_key_type(FunctionCallInfo fcinfo, int argno, bool literal)
 {
-	BfKeyType  *kt = (BfKeyType *) fcinfo->flinfo->fn_extra;
+	BfKeyType  *kt = &cf_site(fcinfo)->kt;
 	Oid			typid = literal ? TEXTOID : get_fn_expr_argtype(fcinfo->flinfo, argno);
 	Oid			collation = PG_GET_COLLATION();
 
-	if (kt == NULL)
-	{
-		kt = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BfKeyType));
-		fcinfo->flinfo->fn_extra = kt;
-	}
 	if (kt->typid != typid || kt->collation != collation)
 	{
 		kt->typid = InvalidOid;
@@ -396,7 +445,7 @@ count_key(FunctionCallInfo fcinfo, int filter_argno, int key_argno, bool literal
 	int			n;
 	int			total = 0;
 
-	cf_open(PG_GETARG_DATUM(filter_argno), false, &v);
+	cf_open_arg(fcinfo, filter_argno, &v);
 	if (v.hdr.key_kind == BF_KEY_NONE)
 		return 0;
 	bf_key_check_kind(v.hdr.key_kind, kt);
@@ -451,7 +500,7 @@ cuckoo_info(PG_FUNCTION_ARGS)
 	char		num[32];
 	uint64		slots;
 
-	cf_open(PG_GETARG_DATUM(0), false, &v);
+	cf_open_arg(fcinfo, 0, &v);
 	slots = v.hdr.nbuckets * BF_CUCKOO_SLOTS;
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "{\"version\": 1, \"family\": \"cuckoo\", \"fingerprint_bits\": %u"

@@ -898,6 +898,125 @@ class BloomFilter:
 
 
 # --------------------------------------------------------------------------
+# Cuckoo filters (src/core/bf_cuckoo.h): family 3, buckets of 4 slots of
+# f-bit fingerprints
+# --------------------------------------------------------------------------
+
+FAMILY_CUCKOO = 3
+CUCKOO_SLOTS = 4
+GOLDEN64 = 0x9E3779B97F4A7C15
+
+
+class CuckooFilter:
+    """A decoded, validated cuckoo filter (read-only: checks and counts)."""
+
+    __slots__ = ('key_kind', 'fp_bits', 'nbuckets', 'capacity', 'target_fpr', 'count', 'slots')
+
+    @classmethod
+    def from_bytes(cls, data):
+        data = bytes(data)
+        if len(data) < HEADER_SIZE:
+            raise FormatError('value is %d bytes, shorter than the 64-byte header' % len(data))
+        (magic, version, family, layout, key_kind, fp_bits, flags, layers, nbuckets,
+         capacity, fpr, count, reserved) = _HEADER.unpack_from(data)
+        if magic != MAGIC:
+            raise FormatError('bad magic bytes %s (expected "BLMF")' % ' '.join('%02x' % c for c in magic))
+        if version != FORMAT_VERSION:
+            raise FormatError('unknown format version %d (this build reads version 1)' % version)
+        if family != FAMILY_CUCKOO:
+            raise FormatError('filter family %d is not a cuckoo filter (family 3)' % family)
+        if layout != 1:
+            raise FormatError('unknown cuckoo layout %d (expected 1, buckets of 4 slots)' % layout)
+        if flags != 0 or layers != 1:
+            raise FormatError('flags or layers')
+        if key_kind > KEY_KIND_MAX or not 4 <= fp_bits <= 32 or not 1 <= nbuckets <= 1 << 32 \
+                or capacity < 1 or not (math.isfinite(fpr) and 0.0 < fpr < 1.0) \
+                or count > nbuckets * CUCKOO_SLOTS or (count > 0 and key_kind == KEY_NONE):
+            raise FormatError('a header field is out of range')
+        if reserved != bytes(16):
+            raise FormatError('reserved header bytes are not zero')
+        nbytes = (nbuckets * CUCKOO_SLOTS * fp_bits + 7) // 8
+        if len(data) - HEADER_SIZE != nbytes:
+            raise FormatError('length %d does not match %d buckets of %d-bit slots'
+                              % (len(data), nbuckets, fp_bits))
+        self = cls.__new__(cls)
+        self.key_kind, self.fp_bits, self.nbuckets = key_kind, fp_bits, nbuckets
+        self.capacity, self.target_fpr, self.count = capacity, fpr, count
+        self.slots = data[HEADER_SIZE:]
+        used = nbuckets * CUCKOO_SLOTS * fp_bits
+        if used % 8 and self.slots[-1] >> (used % 8):
+            raise FormatError('the bits after the last slot are not zero')
+        return self
+
+    @classmethod
+    def from_hex(cls, s):
+        s = s.strip()
+        if s.startswith('\\x'):
+            s = s[2:]
+        return cls.from_bytes(bytes.fromhex(s))
+
+    def slot(self, j):
+        """Slot j: bits j*f .. j*f + f - 1 of the payload, least significant first."""
+        x = j * self.fp_bits
+        w = int.from_bytes(self.slots[x >> 3:(x >> 3) + 5], 'little')
+        return (w >> (x & 7)) & ((1 << self.fp_bits) - 1)
+
+    def key(self, h):
+        """(fingerprint, i1, i2) of a 64-bit hash."""
+        fp = (h & ((1 << self.fp_bits) - 1)) or 1
+        i1 = ((h >> 32) * self.nbuckets) >> 32
+        g = ((((fp * GOLDEN64) & U64) >> 32) * self.nbuckets) >> 32
+        return fp, i1, (g + self.nbuckets - i1) % self.nbuckets
+
+    def count_canonical(self, canon):
+        fp, i1, i2 = self.key(xxh3_64(canon))
+        buckets = [i1] if i1 == i2 else [i1, i2]
+        return sum(self.slot(b * CUCKOO_SLOTS + s) == fp
+                   for b in buckets for s in range(CUCKOO_SLOTS))
+
+    def contains_canonical(self, canon):
+        return self.count_canonical(canon) > 0
+
+    def contains(self, key, sqltype=None):
+        if key is None:
+            return None
+        kind, canons = probe_bytes(key, sqltype)
+        if self.key_kind != KEY_NONE and kind != self.key_kind:
+            raise KeyKindError('key of key kind %s does not match this filter\'s key kind %s'
+                               % (KEY_KIND_NAMES[kind], KEY_KIND_NAMES[self.key_kind]))
+        return self.key_kind != KEY_NONE and any(self.contains_canonical(c) for c in canons)
+
+
+# cuckoo_empty(100, 0.01) || 'alice' || 'bob' || 'bob': f = 10, 27 buckets;
+# test/pgtap/cuckoo.sql pins the same bytes.
+GOLDEN_CUCKOO = {
+    'alice': (688, 8, 24),
+    'bob': (229, 2, 12),
+}
+GOLDEN_CUCKOO_PAYLOAD = ('00000000000000000000e59403000000000000000000000000000000000000000000000000000000b002'
+                         + '0' * 186)
+
+
+def _selftest_cuckoo(check):
+    hdr = bytearray(HEADER_SIZE)
+    _HEADER.pack_into(hdr, 0, MAGIC, 1, FAMILY_CUCKOO, 1, KEY_TEXT, 10, 0, 1, 27, 100, 0.01, 3, bytes(16))
+    f = CuckooFilter.from_bytes(bytes(hdr) + bytes.fromhex(GOLDEN_CUCKOO_PAYLOAD))
+    for key, exp in GOLDEN_CUCKOO.items():
+        check(f.key(xxh3_64(key.encode())) == exp, 'cuckoo: fingerprint and buckets of %r %r' % (key, exp))
+    check(f.count_canonical(b'bob') == 2 and f.count_canonical(b'alice') == 1
+          and f.slot(8) == 229 and f.slot(9) == 229 and f.slot(32) == 688,
+          'cuckoo: slots of alice, bob, bob')
+    check(f.contains('alice') and not f.contains('carol'), 'cuckoo: contains')
+    alt = lambda i, fp: ((((((fp * GOLDEN64) & U64) >> 32) * 27) >> 32) + 27 - i) % 27
+    check(all(alt(alt(i, fp), fp) == i for i in range(27) for fp in range(1, 1024)),
+          'cuckoo: alt(alt(i, fp), fp) = i')
+    sql = _golden_sql('cuckoo.sql')
+    if sql is not None:
+        check('00000000000000000000e59403000000000000000000000000000000000000000000000000000000b002' in sql,
+              'cuckoo.sql: pins the same cuckoo payload')
+
+
+# --------------------------------------------------------------------------
 # Golden vectors (also pinned, as the server computes them, in
 # test/pgtap/golden.sql).  Changing any of them changes the format: bump
 # the format version.
@@ -1305,6 +1424,7 @@ def selftest(verbose=False):
 
     # -- the counting layout: golden counters, nibble order, removal
     _selftest_counting(check)
+    _selftest_cuckoo(check)
 
     # -- validation: every field
     good = bytes.fromhex(GOLDEN_FILTERS[0][2]) if GOLDEN_FILTERS else \
