@@ -15,7 +15,6 @@
  */
 #include "bf_cuckoo.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,11 +112,18 @@ parse_uint(const char *tok, size_t len, uint64_t *v)
 	return true;
 }
 
+/* A field's value in a message: at most 40 characters, printable ASCII. */
 static BfStatus
 bad(char *msg, size_t msglen, const char *what, const char *tok, size_t len)
 {
+	char		q[41];
+	size_t		n = len > 40 ? 40 : len;
+
+	for (size_t i = 0; i < n; i++)
+		q[i] = ((unsigned char) tok[i] < 0x20 || (unsigned char) tok[i] >= 0x7F) ? '?' : tok[i];
+	q[n] = '\0';
 	if (msg)
-		snprintf(msg, msglen, "invalid %s \"%.*s\"", what, (int) (len > 40 ? 40 : len), tok);
+		snprintf(msg, msglen, "invalid %s \"%s\"", what, q);
 	return BF_ERR_SYNTAX;
 }
 
@@ -171,10 +177,9 @@ bf_cuckoo_text_parse(const char *s, BfCuckooHeader *h, const char **data,
 		return bad(msg, msglen, "target_fpr", t, n);
 	memcpy(buf, t, n);
 	buf[n] = '\0';
-	errno = 0;
-	h->target_fpr = strtod(buf, NULL);
+	h->target_fpr = strtod(buf, NULL);	/* ERANGE for subnormals: fine */
 	bf_format_double(h->target_fpr, canon, sizeof(canon));
-	if (errno != 0 || strcmp(canon, buf) != 0)
+	if (strcmp(canon, buf) != 0)
 		return bad(msg, msglen, "target_fpr (not in its shortest form)", t, n);
 	if (!field(&p, "count=", false, &t, &n, msg, msglen))
 		return BF_ERR_SYNTAX;

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bf_cuckoo.h"
 #include "bf_format.h"
 #include "bf_hash.h"
 #include "bf_layout.h"
@@ -33,6 +34,60 @@
 #include "fuzz_common.h"
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/*
+ * The same input as a cuckoo filter: a value that decodes survives text
+ * output and input byte for byte; a key derived from the input, added to a
+ * copy, is found and can be removed, and an add that finds the filter full
+ * leaves the copy as it was.
+ */
+static void
+check_cuckoo(const uint8_t *data, size_t size)
+{
+	BfCuckooHeader h;
+	BfCuckooHeader h2;
+	char		msg[256];
+	uint64_t	nbytes;
+	uint8_t    *copy;
+	uint64_t	kh;
+
+	if (bf_cuckoo_decode(data, size, &h, msg, sizeof(msg)) != BF_OK)
+	{
+		FUZZ_CHECK(fuzz_good_message(msg, sizeof(msg)), "bad cuckoo message: \"%s\"", msg);
+		return;
+	}
+	nbytes = bf_cuckoo_payload_bytes(h.nbuckets, h.fp_bits);
+	FUZZ_CHECK(size == BF_HEADER_SIZE + nbytes, "cuckoo length %zu accepted", size);
+	{
+		size_t		tlen = bf_cuckoo_text_length(&h);
+		char	   *text = malloc(tlen + 1);
+		const char *d;
+		size_t		dlen;
+
+		FUZZ_CHECK(text != NULL, "malloc");
+		bf_cuckoo_text_render(&h, data + BF_HEADER_SIZE, text);
+		FUZZ_CHECK(strlen(text) == tlen, "cuckoo text length");
+		FUZZ_CHECK(bf_cuckoo_text_parse(text, &h2, &d, &dlen, msg, sizeof(msg)) == BF_OK,
+				   "own cuckoo text refused: %s", msg);
+		copy = malloc(nbytes ? nbytes : 1);
+		FUZZ_CHECK(copy != NULL, "malloc");
+		FUZZ_CHECK(bf_base64_decode(d, dlen, copy, nbytes) &&
+				   memcmp(copy, data + BF_HEADER_SIZE, nbytes) == 0, "cuckoo text round trip");
+		free(text);
+	}
+	kh = XXH3_64bits(data, size < 80 ? size : 80);
+	if (bf_cuckoo_insert(&h, copy, kh))
+	{
+		FUZZ_CHECK(bf_cuckoo_contains(&h, copy, kh), "cuckoo: false negative after an add");
+		FUZZ_CHECK(bf_cuckoo_remove(&h, copy, kh), "cuckoo: removal of a key just added refused");
+		FUZZ_CHECK(bf_cuckoo_occupied(&h, copy) == bf_cuckoo_occupied(&h, data + BF_HEADER_SIZE),
+				   "cuckoo: add then remove changed the number of slots in use");
+	}
+	else
+		FUZZ_CHECK(memcmp(copy, data + BF_HEADER_SIZE, nbytes) == 0,
+				   "cuckoo: a refused add changed the slots");
+	free(copy);
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -51,6 +106,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * libFuzzer hands over a buffer of exactly size bytes (ASan catches any
 	 * read past it); an empty input may come as a NULL pointer.
 	 */
+	check_cuckoo(data, size);
+
 	memset(&h, 0xA5, sizeof(h));
 	st = bf_header_decode(data, size, &h, msg, sizeof(msg));
 	st2 = bf_header_decode(data, size, NULL, small, sizeof(small));

@@ -20,6 +20,7 @@
 
 #include "bf_format.h"
 #include "bf_hash.h"
+#include "bf_cuckoo.h"
 #include "bf_layout.h"
 #include "bf_sizing.h"
 #include "bf_text.h"
@@ -152,6 +153,60 @@ write_sizing_seeds(const char *dir, size_t *total)
 	return n;
 }
 
+/* Cuckoo filters: empty, a few keys, full, in binary and text form. */
+static int
+write_cuckoo_seeds(const char *bindir, const char *textdir, size_t *total)
+{
+	static const struct
+	{
+		const char *name;
+		uint64_t	capacity;
+		double		fpr;
+		int			nkeys;
+	}			cs[] = {
+		{"cuckoo-empty-n1-p0.5", 1, 0.5, 0},
+		{"cuckoo-text-n100-p0.01", 100, 0.01, 60},
+		{"cuckoo-full-n20-p1e-05", 20, 1e-5, 1000},
+		{"cuckoo-n7-p0.3", 7, 0.3, 7},
+	};
+	int			n = 0;
+
+	for (size_t c = 0; c < sizeof(cs) / sizeof(cs[0]); c++)
+	{
+		BfCuckooHeader h;
+		int			why;
+		uint64_t	nbytes;
+		uint8_t    *value;
+		char	   *text;
+		char		key[32];
+
+		FUZZ_CHECK(bf_cuckoo_size(cs[c].capacity, cs[c].fpr, UINT64_C(1) << 30, &h, &why),
+				   "cannot size %s", cs[c].name);
+		nbytes = bf_cuckoo_payload_bytes(h.nbuckets, h.fp_bits);
+		value = calloc(1, BF_HEADER_SIZE + nbytes);
+		FUZZ_CHECK(value != NULL, "calloc");
+		for (int i = 0; i < cs[c].nkeys; i++)
+		{
+			int			kl = snprintf(key, sizeof(key), "k%d", i);
+
+			if (bf_cuckoo_insert(&h, value + BF_HEADER_SIZE, XXH3_64bits(key, (size_t) kl)))
+				h.count++;
+		}
+		h.key_kind = h.count > 0 ? BF_KEY_TEXT : BF_KEY_NONE;
+		bf_cuckoo_encode(&h, value);
+		text = malloc(bf_cuckoo_text_length(&h) + 1);
+		FUZZ_CHECK(text != NULL, "malloc");
+		bf_cuckoo_text_render(&h, value + BF_HEADER_SIZE, text);
+		write_file(bindir, cs[c].name, "bin", value, BF_HEADER_SIZE + nbytes);
+		write_file(textdir, cs[c].name, "txt", text, strlen(text));
+		*total += BF_HEADER_SIZE + nbytes + strlen(text);
+		n += 2;
+		free(text);
+		free(value);
+	}
+	return n;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -219,6 +274,7 @@ main(int argc, char **argv)
 			free(value);
 		}
 	}
+	nfiles += write_cuckoo_seeds(argv[1], argv[2], &total);
 	nfiles += write_sizing_seeds(argv[3], &total);
 	printf("gen_corpus: %d seed files, %zu bytes, in %s, %s and %s\n",
 		   nfiles, total, argv[1], argv[2], argv[3]);
