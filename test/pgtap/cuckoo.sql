@@ -7,7 +7,7 @@
 -- test/reader/bloomfilter_reader.py.
 --
 BEGIN;
-SELECT plan(31);
+SELECT plan(33);
 
 CREATE TEMP TABLE ck (i int PRIMARY KEY);
 INSERT INTO ck SELECT generate_series(1, 100000);
@@ -130,6 +130,85 @@ SELECT is((cuckoo_empty(10) || 'a')::text,
 		  'version=1 family=cuckoo fingerprint_bits=10 key_kind=text buckets=3 capacity=10 target_fpr=0.01 count=1 data=AAAAAAAAAAAAAB8CAAAA',
 		  'text form');
 SELECT is(cuckoo_count(cuckoo_empty(100, 0.01) || 'alice' || 'bob' || 'bob', 'bob'), 2, 'bob twice');
+
+-- 32-33: mutated values (bit flips, byte overwrites, truncations, header
+-- fields) through the bytea cast and text input: each fails cleanly with the
+-- path's SQLSTATE, or is accepted and round-trips exactly
+SELECT setseed(0.2718);
+CREATE FUNCTION pg_temp.mutate_bytes(b bytea) RETURNS bytea LANGUAGE plpgsql AS $$
+DECLARE
+	r float8 := random();
+	off int := floor(random() * octet_length(b))::int;
+BEGIN
+	IF r < 0.4 THEN
+		RETURN set_byte(b, off, get_byte(b, off) # (1 << floor(random() * 8)::int));
+	ELSIF r < 0.6 THEN
+		RETURN set_byte(b, floor(random() * 64)::int, floor(random() * 256)::int);
+	ELSIF r < 0.75 THEN
+		RETURN substring(b FROM 1 FOR floor(random() * octet_length(b))::int);
+	ELSIF r < 0.85 THEN
+		RETURN b || '\x00'::bytea;
+	END IF;
+	RETURN set_byte(b, 64 + floor(random() * (octet_length(b) - 64))::int, floor(random() * 256)::int);
+END $$;
+CREATE FUNCTION pg_temp.mutate_text(t text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	r float8 := random();
+	pos int := 1 + floor(random() * length(t))::int;
+	ch text := substr('0123456789=abcdefxyz+/ -.e', 1 + floor(random() * 26)::int, 1);
+BEGIN
+	IF r < 0.5 THEN
+		RETURN overlay(t PLACING ch FROM pos FOR 1);
+	ELSIF r < 0.75 THEN
+		RETURN overlay(t PLACING ch FROM pos FOR 0);
+	END IF;
+	RETURN overlay(t PLACING '' FROM pos FOR 1);
+END $$;
+CREATE FUNCTION pg_temp.fuzz(kind text, n int) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	bases cuckoofilter[] := ARRAY[cuckoo_empty(1, 0.5), cuckoo_empty(10) || 'a' || 'b',
+								  (SELECT cuckoo_agg(i, 40, 1e-6) FROM generate_series(1, 40) i),
+								  (SELECT cuckoo_agg('k' || i, 100, 0.3) FROM generate_series(1, 90) i)];
+	base cuckoofilter;
+	b bytea;
+	t text;
+	v cuckoofilter;
+	ok int := 0;
+	refused int := 0;
+	bad text[] := '{}';
+BEGIN
+	FOR i IN 1 .. n LOOP
+		base := bases[1 + (i % 4)];
+		BEGIN
+			IF kind = 'bytea' THEN
+				b := pg_temp.mutate_bytes(base::bytea);
+				v := b::cuckoofilter;
+				IF v::bytea <> b OR v::text::cuckoofilter::bytea <> b THEN
+					bad := bad || ('accepted, no round trip: ' || encode(b, 'hex'));
+				END IF;
+			ELSE
+				t := pg_temp.mutate_text(base::text);
+				v := t::cuckoofilter;
+				IF v::text <> t OR v::bytea::cuckoofilter::text <> t THEN
+					bad := bad || ('accepted, no round trip: ' || t);
+				END IF;
+			END IF;
+			PERFORM cuckoo_info(v), v @> 'x'::text;
+			ok := ok + 1;
+		EXCEPTION
+			WHEN invalid_binary_representation OR invalid_text_representation OR program_limit_exceeded THEN
+				refused := refused + 1;
+			WHEN datatype_mismatch THEN
+				ok := ok + 1;		-- a valid filter of another key kind than text
+			WHEN OTHERS THEN
+				bad := bad || (SQLSTATE || ' ' || SQLERRM);
+		END;
+	END LOOP;
+	RAISE NOTICE '%: % accepted, % refused', kind, ok, refused;
+	RETURN array_to_string(bad[1:5], '; ');
+END $$;
+SELECT is(pg_temp.fuzz('bytea', 2000), '', '2,000 mutated values through the bytea cast: clean errors or exact round trips');
+SELECT is(pg_temp.fuzz('text', 2000), '', '2,000 mutated texts through text input: clean errors or exact round trips');
 
 SELECT * FROM finish();
 ROLLBACK;
