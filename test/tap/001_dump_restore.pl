@@ -24,7 +24,15 @@ $node->safe_psql('postgres', q{
 		(6, NULL),
 		(7, (SELECT bloom_agg('c' || i, 50000, 0.01, 'counting')
 		     FROM generate_series(1, 50000) i) - 'c1'::text);         -- counting, TOASTed
+	CREATE TABLE cuckoos (id int PRIMARY KEY, cf cuckoofilter);
+	INSERT INTO cuckoos VALUES
+		(1, cuckoo_empty(10)),
+		(2, (SELECT cuckoo_agg('q' || i, 100000, 0.001) FROM generate_series(1, 90000) i)),
+		(3, NULL);
 });
+my $cdigest = q{SELECT string_agg(id || ':' || coalesce(md5(cf::bytea), 'null'), ',' ORDER BY id) FROM cuckoos};
+my $cexpected = $node->safe_psql('postgres', $cdigest);
+like($cexpected, qr/^1:\w+,2:\w+,3:null$/, 'source cuckoo digests');
 
 my $digest = q{SELECT string_agg(id || ':' || coalesce(md5(bf::bytea), 'null'), ',' ORDER BY id) FROM filters};
 my $expected = $node->safe_psql('postgres', $digest);
@@ -39,6 +47,7 @@ $node->safe_psql('postgres', 'CREATE DATABASE restored_plain');
 $node->command_ok([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d',
 	$node->connstr('restored_plain'), '-f', "$tmp/plain.sql" ], 'restore plain');
 is($node->safe_psql('restored_plain', $digest), $expected, 'plain dump/restore: identical values');
+is($node->safe_psql('restored_plain', $cdigest), $cexpected, 'plain dump/restore: identical cuckoo filters');
 
 # custom format, restored with pg_restore
 $node->command_ok([ 'pg_dump', '-Fc', '-d', $node->connstr('postgres'), '-f', "$tmp/custom.dump" ],
@@ -47,6 +56,7 @@ $node->safe_psql('postgres', 'CREATE DATABASE restored_custom');
 $node->command_ok([ 'pg_restore', '-d', $node->connstr('restored_custom'), "$tmp/custom.dump" ],
 	'pg_restore custom');
 is($node->safe_psql('restored_custom', $digest), $expected, 'custom dump/restore: identical values');
+is($node->safe_psql('restored_custom', $cdigest), $cexpected, 'custom dump/restore: identical cuckoo filters');
 
 # the restored filters still answer
 is($node->safe_psql('restored_custom', q{
