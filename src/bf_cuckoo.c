@@ -351,16 +351,21 @@ cuckoo_empty(PG_FUNCTION_ARGS)
 static void
 cf_add(CfValue *v, const BfKeyType *kt, Datum key)
 {
+	char		rate[32];
+
 	bf_key_check_kind(v->hdr.key_kind, kt);
 	if (!bf_cuckoo_insert(&v->hdr, v->slots, bf_key_hash(kt, key, BF_LAYOUT_BLOCKED).lo))
+	{
+		bf_format_double(v->hdr.target_fpr, rate, sizeof(rate));
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("cuckoofilter is full"),
 				 errdetail("It holds " UINT64_FORMAT " fingerprints in " UINT64_FORMAT " slots (capacity " UINT64_FORMAT "); no place was found for the key after %d moves.",
 						   v->hdr.count, v->hdr.nbuckets * BF_CUCKOO_SLOTS,
 						   v->hdr.capacity, BF_CUCKOO_MAX_KICKS),
-				 errhint("Build a filter with a larger capacity, for example cuckoo_empty(" UINT64_FORMAT ", %g).",
-						 Max(v->hdr.capacity, v->hdr.count) * 2, v->hdr.target_fpr)));
+				 errhint("Build a filter with a larger capacity, for example cuckoo_empty(" UINT64_FORMAT ", %s).",
+						 Max(v->hdr.capacity, v->hdr.count) * 2, rate)));
+	}
 	v->hdr.key_kind = (uint8) kt->kind;
 	v->hdr.count++;
 	cf_store_header(v);
