@@ -82,17 +82,18 @@ ipow(double x, int k)
  * dist[d] = P(D = d) (see distinct_dist).
  */
 static inline double
-probe_positive(double q, int k, const double *dist)
+probe_positive(double q, int k, const double *dist, int dmin)
 {
 	double		r = 0.0;
-	double		qd = 1.0;
+	double		qd;
 
 	if (dist == NULL)
 		return ipow(q, k);
-	for (int d = 1; d <= k; d++)
+	qd = ipow(q, dmin);
+	for (int d = dmin; d <= k; d++)
 	{
-		qd *= q;
 		r += dist[d] * qd;
+		qd *= q;
 	}
 	return r;
 }
@@ -101,10 +102,14 @@ probe_positive(double q, int k, const double *dist)
  * dist[d] = P(D = d), D the number of distinct values among k uniform draws
  * from slots values: after j + 1 draws, D stays at d with probability
  * d / slots and grows from d - 1 with probability (slots - d + 1) / slots.
+ * Returns the smallest d whose probability is not negligible (the terms
+ * below it change no rate by more than 1e-30).
  */
-static void
+static int
 distinct_dist(int k, int slots, double *dist)
 {
+	int			dmin = 1;
+
 	for (int d = 0; d <= k; d++)
 		dist[d] = 0.0;
 	dist[1] = 1.0;
@@ -113,6 +118,10 @@ distinct_dist(int k, int slots, double *dist)
 		for (int d = j + 1; d >= 1; d--)
 			dist[d] = dist[d] * d / slots + dist[d - 1] * (slots - d + 1) / slots;
 	}
+	/* the fewest distinct counters worth counting: below 1e-30, nothing */
+	while (dmin < k && dist[dmin] < 1e-30)
+		dmin++;
+	return dmin;
 }
 
 static double
@@ -120,6 +129,7 @@ blocked_fpr(double lambda, int k, int slots)
 {
 	double		distbuf[BF_MAX_HASHES + 1];
 	const double *dist = NULL;
+	int			dmin = 1;
 	double		lnq = log1p(-1.0 / slots);
 	double		klnq = (double) k * lnq;
 	double		sigma;
@@ -150,7 +160,7 @@ blocked_fpr(double lambda, int k, int slots)
 		return 1.0;
 	if (slots == BF_COUNTING_SLOTS)
 	{
-		distinct_dist(k, slots, distbuf);
+		dmin = distinct_dist(k, slots, distbuf);
 		dist = distbuf;
 	}
 
@@ -161,7 +171,7 @@ blocked_fpr(double lambda, int k, int slots)
 		/* p is Pois(i); an empty block (i = 0) never tests positive */
 		mass += p;
 		if (i > 0.0)
-			sum += p * probe_positive(-expm1(i * klnq), k, dist);
+			sum += p * probe_positive(-expm1(i * klnq), k, dist, dmin);
 		p *= lambda / (i + 1.0);
 	}
 
