@@ -5,6 +5,9 @@ DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.1.sql sql/bloomfilter--1.0--1
 PGFILEDESC = "bloomfilter - Bloom filter type, operators and aggregates"
 
 CORE_OBJS = \
+	src/core/bf_counting.o \
+	src/core/bf_cuckoo.o \
+	src/core/bf_cuckoo_text.o \
 	src/core/bf_format.o \
 	src/core/bf_layout.o \
 	src/core/bf_sizing.o \
@@ -34,12 +37,13 @@ OBJS = \
 	src/bf_agg.o \
 	src/bf_expanded.o \
 	src/bf_agg_auto.o \
+	src/bf_cuckoo.o \
 	$(SHARED_OBJS) \
 	$(CORE_OBJS)
 
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core -I$(srcdir)/src/shared
 
-REGRESS = basics keys io send setops aggregates expanded aggregates_auto shared
+REGRESS = basics keys io send setops aggregates expanded aggregates_auto shared counting cuckoo
 REGRESS_OPTS = --load-extension=bloomfilter
 
 PG_CONFIG ?= pg_config

@@ -710,3 +710,182 @@ CREATE FUNCTION bloom_cache_stats(OUT entries bigint, OUT bytes bigint,
 	LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION bloom_cache_stats() IS
 	'this backend''s cache of stored filters: entries and their bytes now, entries in use by a call site, and since the backend started the stored filters read whole into it and the times a call site found one another had read';
+
+--
+-- ==== Counting filters (layout 'counting'): removing keys ====
+--
+COMMENT ON FUNCTION bloom_empty(bigint, float8, text) IS
+	'an empty filter sized for capacity keys at false-positive rate fpr; layout blocked (default), classic, or counting (4-bit counters: keys can be removed)';
+
+CREATE FUNCTION bloom_remove(bloomfilter, anyelement) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloom_remove'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_remove(bloomfilter, anyelement) IS
+	'the counting filter with one occurrence of the key removed (a NULL key leaves it unchanged); an error for a key the filter says is absent';
+
+CREATE FUNCTION bloom_remove(bloomfilter, bloom_literal) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloom_remove_literal'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_remove(bloomfilter, bloom_literal) IS
+	'the counting filter with one occurrence of the string literal (a text key) removed';
+
+CREATE OPERATOR - (
+	LEFTARG = bloomfilter, RIGHTARG = anyelement,
+	FUNCTION = bloom_remove
+);
+COMMENT ON OPERATOR - (bloomfilter, anyelement) IS 'remove a key from a counting filter (bloom_remove)';
+
+CREATE OPERATOR - (
+	LEFTARG = bloomfilter, RIGHTARG = bloom_literal,
+	FUNCTION = bloom_remove
+);
+COMMENT ON OPERATOR - (bloomfilter, bloom_literal) IS 'remove a string literal (a text key) from a counting filter (bloom_remove)';
+
+--
+-- ==== Cuckoo filters (type cuckoofilter): membership with removal and counts ====
+--
+CREATE TYPE cuckoofilter;
+
+CREATE FUNCTION cuckoofilter_in(cstring) RETURNS cuckoofilter
+	AS 'MODULE_PATHNAME', 'cuckoofilter_in'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cuckoofilter_in(cstring) IS 'text input of a cuckoofilter (every field validated)';
+CREATE FUNCTION cuckoofilter_out(cuckoofilter) RETURNS cstring
+	AS 'MODULE_PATHNAME', 'cuckoofilter_out'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cuckoofilter_out(cuckoofilter) IS 'text output of a cuckoofilter';
+CREATE FUNCTION cuckoofilter_recv(internal) RETURNS cuckoofilter
+	AS 'MODULE_PATHNAME', 'cuckoofilter_recv'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cuckoofilter_recv(internal) IS 'binary input of a cuckoofilter (the portable format, validated)';
+CREATE FUNCTION cuckoofilter_send(cuckoofilter) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'cuckoofilter_send'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cuckoofilter_send(cuckoofilter) IS 'binary output of a cuckoofilter (the portable format)';
+
+CREATE TYPE cuckoofilter (
+	INPUT = cuckoofilter_in,
+	OUTPUT = cuckoofilter_out,
+	RECEIVE = cuckoofilter_recv,
+	SEND = cuckoofilter_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = int4,
+	STORAGE = external
+);
+COMMENT ON TYPE cuckoofilter IS
+	'A cuckoo filter: "definitely not" or "maybe" for set membership, with removal and counts';
+
+CREATE FUNCTION cuckoo_to_bytea(cuckoofilter) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'cuckoo_to_bytea'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cuckoo_to_bytea(cuckoofilter) IS 'the portable byte format of a cuckoofilter';
+CREATE FUNCTION cuckoo_from_bytea(bytea) RETURNS cuckoofilter
+	AS 'MODULE_PATHNAME', 'cuckoo_from_bytea'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cuckoo_from_bytea(bytea) IS 'a cuckoofilter from the portable byte format (every field validated)';
+CREATE CAST (cuckoofilter AS bytea) WITH FUNCTION cuckoo_to_bytea(cuckoofilter);
+COMMENT ON CAST (cuckoofilter AS bytea) IS 'the portable byte format';
+CREATE CAST (bytea AS cuckoofilter) WITH FUNCTION cuckoo_from_bytea(bytea);
+COMMENT ON CAST (bytea AS cuckoofilter) IS 'a cuckoofilter from the portable byte format';
+
+CREATE FUNCTION cuckoo_empty(capacity bigint, fpr float8 DEFAULT 0.01) RETURNS cuckoofilter
+	AS 'MODULE_PATHNAME', 'cuckoo_empty'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cuckoo_empty(bigint, float8) IS
+	'an empty cuckoo filter for capacity keys (at 95% load) whose fingerprints give at most rate fpr';
+
+CREATE FUNCTION cuckoo_add(cuckoofilter, anyelement) RETURNS cuckoofilter
+	AS 'MODULE_PATHNAME', 'cuckoo_add'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION cuckoo_add(cuckoofilter, anyelement) IS
+	'the filter with one more copy of the key (a NULL key leaves it unchanged); an error when it is full';
+CREATE FUNCTION cuckoo_add(cuckoofilter, bloom_literal) RETURNS cuckoofilter
+	AS 'MODULE_PATHNAME', 'cuckoo_add_literal'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION cuckoo_add(cuckoofilter, bloom_literal) IS
+	'the filter with the string literal added as a text key';
+CREATE FUNCTION cuckoo_remove(cuckoofilter, anyelement) RETURNS cuckoofilter
+	AS 'MODULE_PATHNAME', 'cuckoo_remove'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION cuckoo_remove(cuckoofilter, anyelement) IS
+	'the filter with one copy of the key removed (a NULL key leaves it unchanged); an error when it has none';
+CREATE FUNCTION cuckoo_remove(cuckoofilter, bloom_literal) RETURNS cuckoofilter
+	AS 'MODULE_PATHNAME', 'cuckoo_remove_literal'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION cuckoo_remove(cuckoofilter, bloom_literal) IS
+	'the filter with one copy of the string literal (a text key) removed';
+CREATE FUNCTION cuckoo_contains(cuckoofilter, anyelement) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'cuckoo_contains'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cuckoo_contains(cuckoofilter, anyelement) IS
+	'false if the key is definitely not in the filter, true if it may be';
+CREATE FUNCTION cuckoo_contains(cuckoofilter, bloom_literal) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'cuckoo_contains_literal'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cuckoo_contains(cuckoofilter, bloom_literal) IS
+	'false if the string literal (a text key) is definitely not in the filter, true if it may be';
+CREATE FUNCTION cuckoo_contained(anyelement, cuckoofilter) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'cuckoo_contained'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cuckoo_contained(anyelement, cuckoofilter) IS 'cuckoo_contains with the arguments swapped (the <@ operator)';
+CREATE FUNCTION cuckoo_contained(bloom_literal, cuckoofilter) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'cuckoo_contained_literal'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cuckoo_contained(bloom_literal, cuckoofilter) IS 'cuckoo_contains with the arguments swapped (the <@ operator)';
+CREATE FUNCTION cuckoo_count(cuckoofilter, anyelement) RETURNS integer
+	AS 'MODULE_PATHNAME', 'cuckoo_count'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cuckoo_count(cuckoofilter, anyelement) IS
+	'copies of the key''s fingerprint in its buckets: the times it was added less removed (more for a false positive)';
+CREATE FUNCTION cuckoo_count(cuckoofilter, bloom_literal) RETURNS integer
+	AS 'MODULE_PATHNAME', 'cuckoo_count_literal'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cuckoo_count(cuckoofilter, bloom_literal) IS
+	'copies of the string literal''s fingerprint (a text key)';
+CREATE FUNCTION cuckoo_info(cuckoofilter) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'cuckoo_info'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cuckoo_info(cuckoofilter) IS
+	'fingerprint bits, buckets, slots, bytes, key kind, capacity, target rate, count, load and the estimated rate';
+
+CREATE OPERATOR || (LEFTARG = cuckoofilter, RIGHTARG = anyelement, FUNCTION = cuckoo_add);
+COMMENT ON OPERATOR || (cuckoofilter, anyelement) IS 'add a key (cuckoo_add)';
+CREATE OPERATOR || (LEFTARG = cuckoofilter, RIGHTARG = bloom_literal, FUNCTION = cuckoo_add);
+COMMENT ON OPERATOR || (cuckoofilter, bloom_literal) IS 'add a string literal as a text key (cuckoo_add)';
+CREATE OPERATOR - (LEFTARG = cuckoofilter, RIGHTARG = anyelement, FUNCTION = cuckoo_remove);
+COMMENT ON OPERATOR - (cuckoofilter, anyelement) IS 'remove a key (cuckoo_remove)';
+CREATE OPERATOR - (LEFTARG = cuckoofilter, RIGHTARG = bloom_literal, FUNCTION = cuckoo_remove);
+COMMENT ON OPERATOR - (cuckoofilter, bloom_literal) IS 'remove a string literal (a text key) (cuckoo_remove)';
+CREATE OPERATOR @> (
+	LEFTARG = cuckoofilter, RIGHTARG = anyelement, FUNCTION = cuckoo_contains,
+	COMMUTATOR = <@, RESTRICT = contsel, JOIN = contjoinsel
+);
+COMMENT ON OPERATOR @> (cuckoofilter, anyelement) IS 'may contain the key (cuckoo_contains)';
+CREATE OPERATOR <@ (
+	LEFTARG = anyelement, RIGHTARG = cuckoofilter, FUNCTION = cuckoo_contained,
+	COMMUTATOR = @>, RESTRICT = contsel, JOIN = contjoinsel
+);
+COMMENT ON OPERATOR <@ (anyelement, cuckoofilter) IS 'key may be in the filter (cuckoo_contained)';
+CREATE OPERATOR @> (
+	LEFTARG = cuckoofilter, RIGHTARG = bloom_literal, FUNCTION = cuckoo_contains,
+	COMMUTATOR = <@, RESTRICT = contsel, JOIN = contjoinsel
+);
+COMMENT ON OPERATOR @> (cuckoofilter, bloom_literal) IS 'may contain the string literal (cuckoo_contains)';
+CREATE OPERATOR <@ (
+	LEFTARG = bloom_literal, RIGHTARG = cuckoofilter, FUNCTION = cuckoo_contained,
+	COMMUTATOR = @>, RESTRICT = contsel, JOIN = contjoinsel
+);
+COMMENT ON OPERATOR <@ (bloom_literal, cuckoofilter) IS 'string literal may be in the filter (cuckoo_contained)';
+
+CREATE FUNCTION cuckoo_agg_transfn(cuckoofilter, anyelement, bigint, float8) RETURNS cuckoofilter
+	AS 'MODULE_PATHNAME', 'cuckoo_agg_transfn'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION cuckoo_agg_transfn(cuckoofilter, anyelement, bigint, float8) IS
+	'transition function of cuckoo_agg (not for direct use)';
+CREATE AGGREGATE cuckoo_agg(key anyelement, capacity bigint, fpr float8) (
+	SFUNC = cuckoo_agg_transfn,
+	STYPE = cuckoofilter,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cuckoo_agg(anyelement, bigint, float8) IS
+	'a cuckoo filter of the non-NULL keys, sized for capacity at fpr; an error if it fills up; no rows give NULL';

@@ -25,6 +25,8 @@ PG_FUNCTION_INFO_V1(bloom_empty);
 PG_FUNCTION_INFO_V1(bloom_add);
 PG_FUNCTION_INFO_V1(bloom_add_literal);
 PG_FUNCTION_INFO_V1(bloom_add_all);
+PG_FUNCTION_INFO_V1(bloom_remove);
+PG_FUNCTION_INFO_V1(bloom_remove_literal);
 PG_FUNCTION_INFO_V1(bloom_contains);
 PG_FUNCTION_INFO_V1(bloom_contained);
 PG_FUNCTION_INFO_V1(bloom_contains_literal);
@@ -188,6 +190,76 @@ bloom_add_all(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(bf_add_end(&a));
 }
 
+/*
+ * Open the filter argument for nchecks checks.  Slices are read only for
+ * the bit layouts: a counting filter is always read whole.
+ */
+static void
+open_probe(FunctionCallInfo fcinfo, BfCallSite *site, int argno, int nchecks,
+		   BfProbe *p)
+{
+	bf_call_site_probe(fcinfo, site, argno, nchecks, p);
+	if (p->bits == NULL && p->hdr->layout == BF_LAYOUT_COUNTING)
+	{
+		bf_call_site_value(fcinfo, site, argno, &p->own);
+		p->hdr = &p->own.hdr;
+		p->bits = p->own.bits;
+	}
+}
+
+/*
+ * bloom_remove(bloomfilter, anyelement), operator -: the counting filter
+ * with one occurrence of the key removed.  A NULL key leaves the filter
+ * unchanged.  Always a copy (no in-place form for PL/pgSQL).
+ */
+static Datum
+remove_key(FunctionCallInfo fcinfo, bool literal)
+{
+	const BfKeyType *kt;
+	BfValue		v;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+
+	kt = key_type(fcinfo, bf_call_site(fcinfo), 1, 0, literal);
+	bf_value_from_datum(PG_GETARG_DATUM(0), true, &v);
+	if (v.hdr.layout != BF_LAYOUT_COUNTING)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot remove a key from a bloom filter of layout %s",
+						bf_layout_name(v.hdr.layout)),
+				 errdetail("Only a filter of layout counting keeps counts that a removal can decrement."),
+				 errhint("Build the filter with layout 'counting', for example bloom_empty(capacity, fpr, 'counting').")));
+	if (v.hdr.key_kind != BF_KEY_NONE)
+		bf_key_check_kind(v.hdr.key_kind, kt);
+	if (v.hdr.key_kind == BF_KEY_NONE ||
+		!bf_counting_remove(v.bits, v.hdr.nbits, v.hdr.hashes,
+							bf_key_hash(kt, PG_GETARG_DATUM(1), v.hdr.layout).lo))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot remove a key that is not in the bloom filter"),
+				 errdetail("The filter says the key was never added (or was already removed); removing it would make keys that were added test absent."),
+				 errhint("Remove only keys that were added, as many times as they were added.")));
+	bf_value_note_removed(&v);
+	PG_RETURN_BLOOMFILTER(&v);
+}
+
+/* bloom_remove(bloomfilter, anyelement), operator - */
+Datum
+bloom_remove(PG_FUNCTION_ARGS)
+{
+	return remove_key(fcinfo, false);
+}
+
+/* bloom_remove(bloomfilter, bloom_literal), operator - */
+Datum
+bloom_remove_literal(PG_FUNCTION_ARGS)
+{
+	return remove_key(fcinfo, true);
+}
+
 /* Test one key against the filter argument, through the call-site cache. */
 static bool
 contains_key(FunctionCallInfo fcinfo, int filter_argno, int key_argno,
@@ -200,7 +272,7 @@ contains_key(FunctionCallInfo fcinfo, int filter_argno, int key_argno,
 	int			n;
 
 	kt = key_type(fcinfo, site, key_argno, filter_argno, literal);
-	bf_call_site_probe(fcinfo, site, filter_argno, 1, &p);
+	open_probe(fcinfo, site, filter_argno, 1, &p);
 	bf_key_check_value(p.hdr->key_kind, kt);
 	if (p.hdr->key_kind == BF_KEY_NONE)
 		return false;			/* no key was ever added */
@@ -273,7 +345,7 @@ probe_array(FunctionCallInfo fcinfo, bool stop_on_absent, bool stop_on_present,
 	bool		empty;
 	int			done = 0;
 
-	bf_call_site_probe(fcinfo, site, 0, nitems, &p);
+	open_probe(fcinfo, site, 0, nitems, &p);
 	empty = (p.hdr->key_kind == BF_KEY_NONE);
 	bf_key_check_value(p.hdr->key_kind, kt);
 
@@ -540,6 +612,37 @@ append_double(StringInfo buf, const char *key, double d)
 }
 
 /*
+ * bloom_info of a counting filter: counters in place of bits_set.
+ */
+static Datum
+counting_info(const BfValue *v)
+{
+	uint64		nbytes = bf_payload_bytes(v->hdr.nbits);
+	uint64		nonzero = bf_counting_nonzero(v->bits, nbytes);
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "{\"version\": %u, \"layout\": \"%s\", \"bits\": " UINT64_FORMAT
+					 ", \"counters\": " UINT64_FORMAT
+					 ", \"bytes\": " UINT64_FORMAT ", \"hashes\": %u, \"key_kind\": \"%s\""
+					 ", \"capacity\": " UINT64_FORMAT,
+					 v->hdr.version, bf_layout_name(v->hdr.layout), v->hdr.nbits,
+					 v->hdr.nbits / 4, (uint64) (BF_HEADER_SIZE + nbytes),
+					 v->hdr.hashes, bf_key_kind_name(v->hdr.key_kind),
+					 v->hdr.capacity);
+	append_double(&buf, "target_fpr", v->hdr.target_fpr);
+	appendStringInfo(&buf, ", \"added\": " UINT64_FORMAT ", \"counters_set\": " UINT64_FORMAT
+					 ", \"counters_saturated\": " UINT64_FORMAT,
+					 v->hdr.added, nonzero, bf_counting_saturated(v->bits, nbytes));
+	append_double(&buf, "fill", (double) nonzero / (double) (v->hdr.nbits / 4));
+	append_double(&buf, "estimated_cardinality",
+				  bf_estimate_cardinality(&v->hdr, v->bits));
+	append_double(&buf, "estimated_fpr", bf_estimate_fpr(&v->hdr, v->bits));
+	appendStringInfoChar(&buf, '}');
+	return DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data));
+}
+
+/*
  * bloom_info(bloomfilter) -> jsonb: the header fields and estimates.
  */
 Datum
@@ -550,6 +653,8 @@ bloom_info(PG_FUNCTION_ARGS)
 	uint64		bits_set;
 
 	bf_call_site_value(fcinfo, bf_call_site(fcinfo), 0, &v);
+	if (v.hdr.layout == BF_LAYOUT_COUNTING)
+		PG_RETURN_DATUM(counting_info(&v));
 	bits_set = bf_bits_popcount(v.bits, bf_payload_bytes(v.hdr.nbits));
 
 	initStringInfo(&buf);

@@ -50,7 +50,7 @@ bf_layout_parse(const char *name)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown bloomfilter layout \"%s\"", name),
-				 errhint("Use 'blocked' (the default) or 'classic'.")));
+				 errhint("Use 'blocked' (the default), 'classic' or 'counting'.")));
 	return layout;
 }
 
@@ -109,7 +109,7 @@ bf_value_create(int64 capacity, double fpr, int layout, BfValue *v)
 
 	memset(&v->hdr, 0, sizeof(v->hdr));
 	v->hdr.version = BF_FORMAT_VERSION;
-	v->hdr.family = BF_FAMILY_BLOOM;
+	v->hdr.family = (uint8) bf_layout_family(layout);
 	v->hdr.layout = (uint8) layout;
 	v->hdr.key_kind = BF_KEY_NONE;
 	v->hdr.hashes = (uint16) size.hashes;
@@ -191,14 +191,20 @@ bf_value_merge(BfValue *dst, const BfValue *src, BfMergeOp op)
 
 	if (op == BF_MERGE_UNION)
 	{
-		bf_bits_or(dst->bits, src->bits, bf_payload_bytes(a->nbits));
+		if (a->layout == BF_LAYOUT_COUNTING)
+			bf_counting_sum(dst->bits, src->bits, bf_payload_bytes(a->nbits));
+		else
+			bf_bits_or(dst->bits, src->bits, bf_payload_bytes(a->nbits));
 		if (a->key_kind == BF_KEY_NONE)
 			bf_value_note_added(dst, b->key_kind, 0);
 		bf_value_note_added(dst, dst->hdr.key_kind, b->added);
 	}
 	else
 	{
-		bf_bits_and(dst->bits, src->bits, bf_payload_bytes(a->nbits));
+		if (a->layout == BF_LAYOUT_COUNTING)
+			bf_counting_min(dst->bits, src->bits, bf_payload_bytes(a->nbits));
+		else
+			bf_bits_and(dst->bits, src->bits, bf_payload_bytes(a->nbits));
 		if (a->key_kind == BF_KEY_NONE)
 			bf_value_note_added(dst, b->key_kind, 0);
 		if (b->added < dst->hdr.added)
@@ -279,4 +285,15 @@ bf_value_notice_if_crowded(const BfValue *v, bool final)
 					 distinct) :
 			 errhint("Build it with a capacity of at least the number of distinct keys, or with bloom_agg(key) to size it from them.")));
 	return true;
+}
+
+void
+bf_value_note_removed(BfValue *v)
+{
+	/* a saturated count stays saturated, like a counter */
+	if (v->hdr.added > 0 && v->hdr.added < PG_UINT64_MAX)
+	{
+		v->hdr.added--;
+		bf_header_set_added((uint8_t *) VARDATA(v->raw), v->hdr.added);
+	}
 }

@@ -63,6 +63,8 @@ extern void bf_value_note_added(BfValue *v, int kind, uint64 nkeys);
 /* The fewest keys at which the predicted rate exceeds factor x the target. */
 extern uint64 bf_value_keys_over_rate(const BfHeader *h, double factor);
 extern bool bf_value_notice_if_crowded(const BfValue *v, bool final);
+/* Record that a key was removed (counting layout; header field only). */
+extern void bf_value_note_removed(BfValue *v);
 
 typedef enum BfMergeOp
 {
@@ -71,7 +73,8 @@ typedef enum BfMergeOp
 } BfMergeOp;
 
 /*
- * Merge src into dst (a writable value): bitwise OR or AND.  Both must have
+ * Merge src into dst (a writable value): bitwise OR or AND (counting:
+ * saturating sum or minimum of the counters).  Both must have
  * the same layout, bits, hashes, capacity and fpr, and compatible key kinds.
  */
 extern void bf_value_merge(BfValue *dst, const BfValue *src, BfMergeOp op);

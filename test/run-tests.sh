@@ -230,9 +230,9 @@ run_reader() {
 	fi
 	echo "---------------- test/reader/compare.py ----------------"
 	if PSQL="$PG_BINDIR/psql" bf_timeout "$py" test/reader/compare.py; then
-		pass "reader: compare.py (reader = server on every key kind, both layouts)"
+		pass "reader: compare.py (reader = server on every key kind, all three layouts)"
 	else
-		fail "reader: compare.py (reader = server on every key kind, both layouts)"
+		fail "reader: compare.py (reader = server on every key kind, all three layouts)"
 	fi
 }
 

@@ -35,7 +35,8 @@
 static const char *const layout_names[] = {
 	NULL,						/* 0: not a layout */
 	"blocked",					/* BF_LAYOUT_BLOCKED */
-	"classic"					/* BF_LAYOUT_CLASSIC */
+	"classic",					/* BF_LAYOUT_CLASSIC */
+	"counting"					/* BF_LAYOUT_COUNTING */
 };
 
 static const char *const key_kind_names[] = {
@@ -173,20 +174,28 @@ bf_header_check(const BfHeader *h, char *msg, size_t msglen)
 					 (unsigned) h->version, BF_FORMAT_VERSION);
 		return BF_ERR_VERSION;
 	}
-	if (h->family != BF_FAMILY_BLOOM)
+	if (h->family != BF_FAMILY_BLOOM && h->family != BF_FAMILY_COUNTING)
 	{
 		if (msg)
 			snprintf(msg, msglen,
-					 "unsupported filter family %u (this build reads family %d, bloom)",
-					 (unsigned) h->family, BF_FAMILY_BLOOM);
+					 "unsupported filter family %u (this build reads families %d, bloom, and %d, counting)",
+					 (unsigned) h->family, BF_FAMILY_BLOOM, BF_FAMILY_COUNTING);
 		return BF_ERR_FAMILY;
 	}
 	if (h->layout < 1 || h->layout > BF_LAYOUT_MAX)
 	{
 		if (msg)
 			snprintf(msg, msglen,
-					 "unknown layout %u (expected 1 for blocked or 2 for classic)",
+					 "unknown layout %u (expected 1 for blocked, 2 for classic or 3 for counting)",
 					 (unsigned) h->layout);
+		return BF_ERR_LAYOUT;
+	}
+	if (bf_layout_family(h->layout) != h->family)
+	{
+		if (msg)
+			snprintf(msg, msglen,
+					 "layout %s does not belong to family %u (counting is family 2, the others family 1)",
+					 bf_layout_name(h->layout), (unsigned) h->family);
 		return BF_ERR_LAYOUT;
 	}
 	if (h->key_kind > BF_KEY_KIND_MAX)
@@ -227,8 +236,8 @@ bf_header_check(const BfHeader *h, char *msg, size_t msglen)
 		return BF_ERR_NBITS;
 	}
 	{
-		uint64_t	align = (h->layout == BF_LAYOUT_BLOCKED) ?
-			BF_BLOCK_BITS : BF_CLASSIC_ALIGN_BITS;
+		uint64_t	align = (h->layout == BF_LAYOUT_CLASSIC) ?
+			BF_CLASSIC_ALIGN_BITS : BF_BLOCK_BITS;
 
 		if (h->nbits % align != 0)
 		{

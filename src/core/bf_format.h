@@ -11,18 +11,24 @@
  *	offset	size	field
  *	0		4		magic "BLMF"
  *	4		1		format version (1)
- *	5		1		family (1 = bloom; 2 and 3 reserved for counting, cuckoo)
- *	6		1		layout (1 = blocked, 2 = classic)
+ *	5		1		family (1 = bloom, 2 = counting; 3 reserved for cuckoo)
+ *	6		1		layout (1 = blocked, 2 = classic, 3 = counting)
  *	7		1		key kind (0 = none yet, see BfKeyKind)
  *	8		2		hashes per key (k), 1 .. BF_MAX_HASHES
  *	10		2		flags, zero in version 1
  *	12		4		layers, 1 in version 1 (room for scalable filters)
- *	16		8		bit count m (blocked: multiple of 512; classic: of 64)
+ *	16		8		bit count m of the payload (blocked, counting: multiple
+ *					of 512; classic: of 64)
  *	24		8		capacity the filter was sized for
  *	32		8		target false-positive rate, IEEE-754 binary64
  *	40		8		keys added (add operations; an upper bound after a union)
  *	48		16		reserved, zero in version 1
- *	64		m/8		the bit array: bit j is bit (j % 8) of byte (j / 8)
+ *	64		m/8		the bit array: bit j is bit (j % 8) of byte (j / 8);
+ *					counting: m/4 4-bit counters, counter c in the low
+ *					nibble of byte c/2 when c is even, the high one when odd
+ *
+ * Family and layout go together: family 2 (counting) has layout 3 and only
+ * it; family 1 (bloom) has layout 1 or 2.
  */
 #ifndef BF_FORMAT_H
 #define BF_FORMAT_H
@@ -37,6 +43,7 @@
 #define BF_MAGIC_3			'F'
 #define BF_FORMAT_VERSION	1
 #define BF_FAMILY_BLOOM		1
+#define BF_FAMILY_COUNTING	2
 #define BF_HEADER_SIZE		64
 #define BF_MAX_HASHES		64
 #define BF_BLOCK_BITS		512
@@ -46,10 +53,18 @@
 typedef enum BfLayout
 {
 	BF_LAYOUT_BLOCKED = 1,
-	BF_LAYOUT_CLASSIC = 2
+	BF_LAYOUT_CLASSIC = 2,
+	BF_LAYOUT_COUNTING = 3
 } BfLayout;
 
-#define BF_LAYOUT_MAX BF_LAYOUT_CLASSIC
+#define BF_LAYOUT_MAX BF_LAYOUT_COUNTING
+
+/* The family a layout belongs to. */
+static inline int
+bf_layout_family(int layout)
+{
+	return layout == BF_LAYOUT_COUNTING ? BF_FAMILY_COUNTING : BF_FAMILY_BLOOM;
+}
 
 /*
  * The kind of keys a filter holds.  Values are part of the format: never

@@ -109,6 +109,34 @@ block_histogram(const uint8_t *bits, uint64_t nblocks, uint64_t *hist)
 }
 
 /*
+ * The same for the counting layout: hist[x] is the number of blocks with
+ * exactly x non-zero counters, 0 <= x <= 128.
+ */
+static void
+counting_histogram(const uint8_t *bits, uint64_t nblocks, uint64_t *hist)
+{
+	memset(hist, 0, sizeof(uint64_t) * (BF_COUNTING_SLOTS + 1));
+	for (uint64_t b = 0; b < nblocks; b++)
+		hist[bf_counting_block_nonzero(bits + b * BF_BLOCK_BYTES)]++;
+}
+
+/*
+ * Histogram of the fill of the blocks of a blocked or counting array: slots
+ * positions per block (512 bits or 128 counters).
+ */
+static int
+fill_histogram(const BfHeader *h, const uint8_t *bits, uint64_t *hist)
+{
+	if (h->layout == BF_LAYOUT_COUNTING)
+	{
+		counting_histogram(bits, h->nbits / BF_BLOCK_BITS, hist);
+		return BF_COUNTING_SLOTS;
+	}
+	block_histogram(bits, h->nbits / BF_BLOCK_BITS, hist);
+	return BF_BLOCK_BITS;
+}
+
+/*
  * Estimated number of distinct keys added, from the fill.
  *
  * classic: Swamidass & Baldi, n = -(m / k) ln(1 - X / m) for X bits set out
@@ -145,17 +173,17 @@ bf_estimate_cardinality(const BfHeader *h, const uint8_t *bits)
 	{
 		uint64_t	hist[BF_BLOCK_BITS + 1];
 		double		sum = 0.0;
+		int			slots = fill_histogram(h, bits, hist);
 		int			x;
 
-		block_histogram(bits, h->nbits / BF_BLOCK_BITS, hist);
-		for (x = 1; x <= BF_BLOCK_BITS; x++)
+		for (x = 1; x <= slots; x++)
 		{
-			double		xb = (x == BF_BLOCK_BITS) ? BF_BLOCK_BITS - 0.5 : (double) x;
+			double		xb = (x == slots) ? slots - 0.5 : (double) x;
 
 			if (hist[x] == 0)
 				continue;
 			sum += (double) hist[x] *
-				(-((double) BF_BLOCK_BITS / k) * log1p(-xb / BF_BLOCK_BITS));
+				(-((double) slots / k) * log1p(-xb / slots));
 		}
 		return sum;
 	}
@@ -186,14 +214,14 @@ bf_estimate_fpr(const BfHeader *h, const uint8_t *bits)
 		uint64_t	nblocks = h->nbits / BF_BLOCK_BITS;
 		uint64_t	hist[BF_BLOCK_BITS + 1];
 		double		sum = 0.0;
+		int			slots = fill_histogram(h, bits, hist);
 		int			x;
 
-		block_histogram(bits, nblocks, hist);
-		for (x = 1; x <= BF_BLOCK_BITS; x++)
+		for (x = 1; x <= slots; x++)
 		{
 			if (hist[x] == 0)
 				continue;
-			sum += (double) hist[x] * pow((double) x / BF_BLOCK_BITS, k);
+			sum += (double) hist[x] * pow((double) x / slots, k);
 		}
 		return sum / (double) nblocks;
 	}

@@ -1,6 +1,7 @@
 /*
  * bf_layout.h
- *		The two bit layouts: where a key's k bits go, given its hash.
+ *		The bit layouts: where a key's k bits go, given its hash (and the
+ *		dispatch to the counting layout of bf_counting.h).
  *
  * blocked: 512-bit blocks (one cache line).  The upper 32 bits of the 64-bit
  *	hash pick the block by multiply-shift, ((h >> 32) * nblocks) >> 32.  The
@@ -19,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bf_counting.h"
 #include "bf_format.h"
 #include "bf_hash.h"
 
@@ -142,6 +144,8 @@ bf_add_hash(const BfHeader *h, uint8_t *bits, BfHash hash)
 {
 	if (h->layout == BF_LAYOUT_CLASSIC)
 		bf_classic_add(bits, h->nbits, h->hashes, hash);
+	else if (h->layout == BF_LAYOUT_COUNTING)
+		bf_counting_add(bits, h->nbits, h->hashes, hash.lo);
 	else
 		bf_blocked_add(bits, h->nbits, h->hashes, hash.lo);
 }
@@ -151,6 +155,8 @@ bf_test_hash(const BfHeader *h, const uint8_t *bits, BfHash hash)
 {
 	if (h->layout == BF_LAYOUT_CLASSIC)
 		return bf_classic_test(bits, h->nbits, h->hashes, hash);
+	if (h->layout == BF_LAYOUT_COUNTING)
+		return bf_counting_test(bits, h->nbits, h->hashes, hash.lo);
 	return bf_blocked_test(bits, h->nbits, h->hashes, hash.lo);
 }
 
@@ -177,8 +183,9 @@ extern uint64_t bf_bits_popcount(const uint8_t *bits, uint64_t nbytes);
 
 /*
  * Estimates from the bits.  Cardinality: Swamidass & Baldi, per block for the
- * blocked layout.  FPR: the probability that a random absent key tests
- * positive given the current bits (fill^k; per block for blocked).
+ * blocked and counting layouts (counting: non-zero counters of 128).  FPR:
+ * the probability that a random absent key tests positive given the current
+ * bits (fill^k; per block for blocked and counting).
  */
 extern double bf_estimate_cardinality(const BfHeader *h, const uint8_t *bits);
 extern double bf_estimate_fpr(const BfHeader *h, const uint8_t *bits);

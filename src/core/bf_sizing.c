@@ -14,6 +14,9 @@
  *
  *		FPR = sum_i Pois(i; lambda) (1 - (1 - 1/512)^(k i))^k
  *
+ * counting: the same with 128 counters per 64-byte block, 1/128 in place of
+ * 1/512; lambda is still 512 n / m for m payload bits (128 n / (m / 4)).
+ *
  * The unevenness of the block loads is what makes a blocked filter need
  * more bits than a classic one at the same rate; the classic formula applied
  * to a blocked filter underestimates its rate by roughly 30% at 1%.
@@ -32,6 +35,7 @@
 
 #include <math.h>
 
+#include "bf_counting.h"
 #include "bf_format.h"
 
 /* x^k for a small positive integer k, by repeated squaring. */
@@ -68,10 +72,65 @@ ipow(double x, int k)
  * that is actually computed has lambda below about 21000 and at most about
  * 4100 terms, whatever n and m the caller passes.
  */
-static double
-blocked_fpr(double lambda, int k)
+/*
+ * The probability that a key testing a block whose positions are each set
+ * with probability q tests positive.  Blocked: q^k (the k positions almost
+ * never repeat in 512).  Counting: the k counters of a key are drawn with
+ * replacement from only 128, so a key often has fewer than k distinct ones
+ * (at k = 8, one key in five), and a key with d distinct counters tests
+ * positive with probability q^d: the rate is sum_d P(D = d) q^d, where
+ * dist[d] = P(D = d) (see distinct_dist).
+ */
+static inline double
+probe_positive(double q, int k, const double *dist, int dmin)
 {
-	double		lnq = log1p(-1.0 / BF_BLOCK_BITS);
+	double		r = 0.0;
+	double		qd;
+
+	if (dist == NULL)
+		return ipow(q, k);
+	qd = ipow(q, dmin);
+	for (int d = dmin; d <= k; d++)
+	{
+		r += dist[d] * qd;
+		qd *= q;
+	}
+	return r;
+}
+
+/*
+ * dist[d] = P(D = d), D the number of distinct values among k uniform draws
+ * from slots values: after j + 1 draws, D stays at d with probability
+ * d / slots and grows from d - 1 with probability (slots - d + 1) / slots.
+ * Returns the smallest d whose probability is not negligible (the terms
+ * below it change no rate by more than 1e-30).
+ */
+static int
+distinct_dist(int k, int slots, double *dist)
+{
+	int			dmin = 1;
+
+	for (int d = 0; d <= k; d++)
+		dist[d] = 0.0;
+	dist[1] = 1.0;
+	for (int j = 1; j < k; j++)
+	{
+		for (int d = j + 1; d >= 1; d--)
+			dist[d] = dist[d] * d / slots + dist[d - 1] * (slots - d + 1) / slots;
+	}
+	/* the fewest distinct counters worth counting: below 1e-30, nothing */
+	while (dmin < k && dist[dmin] < 1e-30)
+		dmin++;
+	return dmin;
+}
+
+static double
+blocked_fpr(double lambda, int k, int slots)
+{
+	double		distbuf[BF_MAX_HASHES + 1];
+	const double *dist = NULL;
+	int			dmin = 1;
+	double		lnq = log1p(-1.0 / slots);
 	double		klnq = (double) k * lnq;
 	double		sigma;
 	double		lo_d;
@@ -99,6 +158,11 @@ blocked_fpr(double lambda, int k)
 	 */
 	if (lo_d > 0.0 && ipow(-expm1(lo_d * klnq), k) >= 1.0)
 		return 1.0;
+	if (slots == BF_COUNTING_SLOTS)
+	{
+		dmin = distinct_dist(k, slots, distbuf);
+		dist = distbuf;
+	}
 
 	lnlambda = log(lambda);
 	p = exp(-lambda + lo_d * lnlambda - lgamma(lo_d + 1.0));
@@ -107,7 +171,7 @@ blocked_fpr(double lambda, int k)
 		/* p is Pois(i); an empty block (i = 0) never tests positive */
 		mass += p;
 		if (i > 0.0)
-			sum += p * ipow(-expm1(i * klnq), k);
+			sum += p * probe_positive(-expm1(i * klnq), k, dist, dmin);
 		p *= lambda / (i + 1.0);
 	}
 
@@ -140,7 +204,8 @@ bf_predict_fpr(int layout, uint64_t nbits, int hashes, double n)
 
 	if (layout == BF_LAYOUT_CLASSIC)
 		return ipow(-expm1(-(double) hashes * n / m), hashes);
-	return blocked_fpr((double) BF_BLOCK_BITS * n / m, hashes);
+	return blocked_fpr((double) BF_BLOCK_BITS * n / m, hashes,
+					   layout == BF_LAYOUT_COUNTING ? BF_COUNTING_SLOTS : BF_BLOCK_BITS);
 }
 
 /* Search state of one sizing problem. */
@@ -282,13 +347,13 @@ bf_size_for(int layout, uint64_t capacity, double fpr,
 	int			k0;
 	int			j;
 
-	if (layout != BF_LAYOUT_BLOCKED && layout != BF_LAYOUT_CLASSIC)
+	if (layout < 1 || layout > BF_LAYOUT_MAX)
 		return false;
 	if (capacity < 1 || !isfinite(fpr) || !(fpr > 0.0) || !(fpr < 1.0))
 		return false;
 
 	sp.layout = layout;
-	sp.unit = (layout == BF_LAYOUT_BLOCKED) ? BF_BLOCK_BITS : BF_CLASSIC_ALIGN_BITS;
+	sp.unit = (layout == BF_LAYOUT_CLASSIC) ? BF_CLASSIC_ALIGN_BITS : BF_BLOCK_BITS;
 	sp.n = (double) capacity;
 	sp.fpr = fpr;
 	max_units = max_nbits / sp.unit;
@@ -316,6 +381,9 @@ bf_size_for(int layout, uint64_t capacity, double fpr,
 			/* blocked needs a few percent more than classic */
 			if (layout == BF_LAYOUT_BLOCKED && hint < max_units)
 				hint += hint / 16;
+			/* counting: four bits per counter, and smaller blocks */
+			if (layout == BF_LAYOUT_COUNTING)
+				hint = (hint > max_units / 5) ? max_units : hint * 5;
 			u = smallest_units(&sp, k, hint, max_units);
 			if (u != 0)
 			{
@@ -380,11 +448,11 @@ bf_max_capacity(int layout, double fpr, uint64_t max_nbits)
 	const uint64_t limit = UINT64_C(1) << 62;
 	int			k;
 
-	if (layout != BF_LAYOUT_BLOCKED && layout != BF_LAYOUT_CLASSIC)
+	if (layout < 1 || layout > BF_LAYOUT_MAX)
 		return 0;
 	if (!isfinite(fpr) || !(fpr > 0.0) || !(fpr < 1.0))
 		return 0;
-	unit = (layout == BF_LAYOUT_BLOCKED) ? BF_BLOCK_BITS : BF_CLASSIC_ALIGN_BITS;
+	unit = (layout == BF_LAYOUT_CLASSIC) ? BF_CLASSIC_ALIGN_BITS : BF_BLOCK_BITS;
 	m = (max_nbits / unit) * unit;
 	if (m == 0)
 		return 0;

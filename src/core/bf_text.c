@@ -644,7 +644,6 @@ bf_text_parse_header(const char *s, BfHeader *h,
 		return BF_ERR_VERSION;
 	}
 	hdr.version = BF_FORMAT_VERSION;
-	hdr.family = BF_FAMILY_BLOOM;
 	hdr.flags = 0;
 	hdr.layers = 1;
 
@@ -657,11 +656,12 @@ bf_text_parse_header(const char *s, BfHeader *h,
 		if (msg)
 		{
 			quote_token(tok, len, q, sizeof(q));
-			snprintf(msg, msglen, "unknown layout %s (expected blocked or classic)", q);
+			snprintf(msg, msglen, "unknown layout %s (expected blocked, classic or counting)", q);
 		}
 		return BF_ERR_LAYOUT;
 	}
 	hdr.layout = (uint8_t) idx;
+	hdr.family = (uint8_t) bf_layout_family(idx);
 
 	/* hashes */
 	if (!expect_name(&tp, "hashes=", false))

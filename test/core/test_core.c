@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bf_cuckoo.h"
 #include "bf_format.h"
 #include "bf_hash.h"
 #include "bf_layout.h"
@@ -82,7 +83,7 @@ make_header(int layout, uint64_t nbits)
 
 	memset(&h, 0, sizeof(h));
 	h.version = BF_FORMAT_VERSION;
-	h.family = BF_FAMILY_BLOOM;
+	h.family = (uint8_t) bf_layout_family(layout);
 	h.layout = (uint8_t) layout;
 	h.key_kind = BF_KEY_TEXT;
 	h.hashes = 7;
@@ -139,7 +140,7 @@ test_format_round_trip(void)
 	CHECK(buf[40] == 0x08 && buf[47] == 0x01);
 
 	/* both layouts, extreme field values */
-	for (layout = 1; layout <= 2; layout++)
+	for (layout = 1; layout <= BF_LAYOUT_MAX; layout++)
 	{
 		uint8_t		b2[64 + 64];
 
@@ -178,6 +179,8 @@ static void m_version0(uint8_t *b, size_t *len) { (void) len; b[4] = 0; }
 static void m_family(uint8_t *b, size_t *len) { (void) len; b[5] = 2; }
 static void m_layout0(uint8_t *b, size_t *len) { (void) len; b[6] = 0; }
 static void m_layout3(uint8_t *b, size_t *len) { (void) len; b[6] = 3; }
+static void m_layout4(uint8_t *b, size_t *len) { (void) len; b[6] = 4; }
+static void m_family3(uint8_t *b, size_t *len) { (void) len; b[5] = 3; }
 static void m_kind(uint8_t *b, size_t *len) { (void) len; b[7] = BF_KEY_KIND_MAX + 1; }
 static void m_hashes0(uint8_t *b, size_t *len) { (void) len; b[8] = 0; b[9] = 0; }
 static void m_hashes65(uint8_t *b, size_t *len) { (void) len; b[8] = 65; b[9] = 0; }
@@ -208,9 +211,11 @@ static const FormatCase format_cases[] = {
 	{"magic", m_magic, BF_ERR_MAGIC, "bad magic bytes 42 4c 4d 47 (expected \"BLMF\")"},
 	{"version", m_version, BF_ERR_VERSION, "unknown format version 7 (this build reads version 1)"},
 	{"version0", m_version0, BF_ERR_VERSION, "unknown format version 0 (this build reads version 1)"},
-	{"family", m_family, BF_ERR_FAMILY, "unsupported filter family 2 (this build reads family 1, bloom)"},
-	{"layout0", m_layout0, BF_ERR_LAYOUT, "unknown layout 0 (expected 1 for blocked or 2 for classic)"},
-	{"layout3", m_layout3, BF_ERR_LAYOUT, "unknown layout 3 (expected 1 for blocked or 2 for classic)"},
+	{"family", m_family, BF_ERR_LAYOUT, "layout blocked does not belong to family 2 (counting is family 2, the others family 1)"},
+	{"family 3", m_family3, BF_ERR_FAMILY, "unsupported filter family 3 (this build reads families 1, bloom, and 2, counting)"},
+	{"layout0", m_layout0, BF_ERR_LAYOUT, "unknown layout 0 (expected 1 for blocked, 2 for classic or 3 for counting)"},
+	{"layout3", m_layout3, BF_ERR_LAYOUT, "layout counting does not belong to family 1 (counting is family 2, the others family 1)"},
+	{"layout4", m_layout4, BF_ERR_LAYOUT, "unknown layout 4 (expected 1 for blocked, 2 for classic or 3 for counting)"},
 	{"key kind", m_kind, BF_ERR_KEY_KIND, "unknown key kind 11 (this build knows 0..10)"},
 	{"hashes 0", m_hashes0, BF_ERR_HASHES, "hash count 0 is out of range 1..64"},
 	{"hashes 65", m_hashes65, BF_ERR_HASHES, "hash count 65 is out of range 1..64"},
@@ -321,9 +326,11 @@ test_names(void)
 
 	CHECK(strcmp(bf_layout_name(BF_LAYOUT_BLOCKED), "blocked") == 0);
 	CHECK(strcmp(bf_layout_name(BF_LAYOUT_CLASSIC), "classic") == 0);
-	CHECK(bf_layout_name(0) == NULL && bf_layout_name(3) == NULL && bf_layout_name(-1) == NULL);
+	CHECK(bf_layout_name(0) == NULL && bf_layout_name(4) == NULL && bf_layout_name(-1) == NULL);
 	CHECK(bf_layout_from_name("blocked") == BF_LAYOUT_BLOCKED);
 	CHECK(bf_layout_from_name("classic") == BF_LAYOUT_CLASSIC);
+	CHECK(strcmp(bf_layout_name(BF_LAYOUT_COUNTING), "counting") == 0);
+	CHECK(bf_layout_from_name("counting") == BF_LAYOUT_COUNTING);
 	CHECK(bf_layout_from_name("Blocked") == -1 && bf_layout_from_name("") == -1 &&
 		  bf_layout_from_name(NULL) == -1);
 	CHECK(sizeof(kinds) / sizeof(kinds[0]) == BF_KEY_KIND_MAX + 1);
@@ -583,7 +590,7 @@ test_text_round_trip(void)
 	}
 	free(text);
 
-	for (layout = 1; layout <= 2; layout++)
+	for (layout = 1; layout <= BF_LAYOUT_MAX; layout++)
 	{
 		for (kind = 0; kind <= BF_KEY_KIND_MAX; kind++)
 		{
@@ -638,8 +645,8 @@ static const TextCase text_cases[] = {
 	{"version=1", BF_ERR_SYNTAX, "unexpected end of input at position 9, expected \" layout=\""},
 	{"version=1  layout=blocked", BF_ERR_SYNTAX, "expected \"layout=\" at position 10"},
 	{"version=1\tlayout=blocked", BF_ERR_SYNTAX, "version \"1\\x09layout=blocked\" is not an unsigned decimal integer"},
-	{"version=1 layout=bloom hashes=7", BF_ERR_LAYOUT, "unknown layout \"bloom\" (expected blocked or classic)"},
-	{"version=1 layout= hashes=7", BF_ERR_LAYOUT, "unknown layout \"\" (expected blocked or classic)"},
+	{"version=1 layout=bloom hashes=7", BF_ERR_LAYOUT, "unknown layout \"bloom\" (expected blocked, classic or counting)"},
+	{"version=1 layout= hashes=7", BF_ERR_LAYOUT, "unknown layout \"\" (expected blocked, classic or counting)"},
 	{"version=1 layout=blocked hashes=", BF_ERR_SYNTAX, "hashes is empty at position 32"},
 	{"version=1 layout=blocked hash=7", BF_ERR_SYNTAX, "expected \"hashes=\" at position 25"},
 	{"version=1 layout=blocked hashes=70000 key_kind=text", BF_ERR_HASHES, "hash count 70000 is out of range 1..64"},
@@ -857,7 +864,7 @@ test_estimates(void)
 {
 	int			layout;
 
-	for (layout = 1; layout <= 2; layout++)
+	for (layout = 1; layout <= BF_LAYOUT_MAX; layout++)
 	{
 		BfHeader	h = make_header(layout, 1 << 16);
 		uint8_t    *bits = calloc(1 << 13, 1);
@@ -902,9 +909,9 @@ test_sizing(void)
 	clock_t		t0;
 	double		worst = 0.0;
 
-	for (layout = 1; layout <= 2; layout++)
+	for (layout = 1; layout <= BF_LAYOUT_MAX; layout++)
 	{
-		uint64_t	unit = layout == BF_LAYOUT_BLOCKED ? 512 : 64;
+		uint64_t	unit = layout == BF_LAYOUT_CLASSIC ? 64 : 512;
 
 		for (fi = 0; fi < sizeof(fprs) / sizeof(fprs[0]); fi++)
 		{
@@ -1115,6 +1122,271 @@ simulate(int layout, double fpr)
 	free(bits);
 }
 
+/* ----------------------------------------------------------------
+ * The counting layout
+ * ----------------------------------------------------------------
+ */
+
+/* The nibble order and the saturating sum and minimum, against a model. */
+static void
+test_counting_ops(void)
+{
+	uint8_t		a[200];
+	uint8_t		b[200];
+	uint8_t		r[200];
+
+	/* counter c: low nibble of byte c / 2 when even, high nibble when odd */
+	memset(a, 0, sizeof(a));
+	bf_counter_set(a, 0, 3);
+	bf_counter_set(a, 1, 12);
+	bf_counter_set(a, 5, 15);
+	CHECK(a[0] == 0xC3 && a[2] == 0xF0);
+	CHECK(bf_counter_get(a, 0) == 3 && bf_counter_get(a, 1) == 12 &&
+		  bf_counter_get(a, 4) == 0 && bf_counter_get(a, 5) == 15);
+	CHECK(bf_counting_nonzero(a, sizeof(a)) == 3);
+	CHECK(bf_counting_saturated(a, sizeof(a)) == 1);
+	CHECK(bf_counting_block_nonzero(a) == 3);
+
+	for (int round = 0; round < 50; round++)
+	{
+		uint64_t	nz = 0,
+					sat = 0;
+
+		for (size_t i = 0; i < sizeof(a); i++)
+		{
+			a[i] = (uint8_t) rng();
+			b[i] = (uint8_t) rng();
+		}
+		memcpy(r, a, sizeof(a));
+		bf_counting_sum(r, b, sizeof(a));
+		for (unsigned c = 0; c < 2 * sizeof(a); c++)
+		{
+			unsigned	s = bf_counter_get(a, c) + bf_counter_get(b, c);
+
+			CHECK(bf_counter_get(r, c) == (s > 15 ? 15 : s));
+			nz += bf_counter_get(a, c) != 0;
+			sat += bf_counter_get(a, c) == 15;
+		}
+		memcpy(r, a, sizeof(a));
+		bf_counting_min(r, b, sizeof(a));
+		for (unsigned c = 0; c < 2 * sizeof(a); c++)
+		{
+			unsigned	x = bf_counter_get(a, c),
+						y = bf_counter_get(b, c);
+
+			CHECK(bf_counter_get(r, c) == (x < y ? x : y));
+		}
+		CHECK(bf_counting_nonzero(a, sizeof(a)) == nz);
+		CHECK(bf_counting_saturated(a, sizeof(a)) == sat);
+	}
+}
+
+/*
+ * Removal: adds and removes cancel exactly; a key added twice needs two
+ * removals; a refused removal changes nothing; saturated counters stay.
+ */
+static void
+test_counting_remove(void)
+{
+	BfHeader	h = make_header(BF_LAYOUT_COUNTING, 512 * 64);
+	uint64_t	nbytes = bf_payload_bytes(h.nbits);
+	uint8_t    *bits = calloc(nbytes, 1);
+	uint8_t    *zero = calloc(nbytes, 1);
+	uint8_t    *snap = malloc(nbytes);
+	int			refused = 0;
+
+	for (int i = 0; i < 300; i++)
+		bf_add_hash(&h, bits, bf_hash_int64(BF_LAYOUT_COUNTING, i));
+	for (int i = 0; i < 300; i++)
+		CHECK(bf_test_hash(&h, bits, bf_hash_int64(BF_LAYOUT_COUNTING, i)));
+	/* keys never added: a refused removal leaves every byte as it was */
+	for (int i = 1000; i < 3000; i++)
+	{
+		BfHash		x = bf_hash_int64(BF_LAYOUT_COUNTING, i);
+
+		if (bf_test_hash(&h, bits, x))
+			continue;
+		memcpy(snap, bits, nbytes);
+		CHECK(!bf_counting_remove(bits, h.nbits, h.hashes, x.lo));
+		CHECK(memcmp(snap, bits, nbytes) == 0);
+		refused++;
+	}
+	CHECK(refused > 1000);
+	/* remove the even keys: the odd ones stay, and removing all empties */
+	for (int i = 0; i < 300; i += 2)
+		CHECK(bf_counting_remove(bits, h.nbits, h.hashes,
+								 bf_hash_int64(BF_LAYOUT_COUNTING, i).lo));
+	for (int i = 1; i < 300; i += 2)
+		CHECK(bf_test_hash(&h, bits, bf_hash_int64(BF_LAYOUT_COUNTING, i)));
+	for (int i = 1; i < 300; i += 2)
+		CHECK(bf_counting_remove(bits, h.nbits, h.hashes,
+								 bf_hash_int64(BF_LAYOUT_COUNTING, i).lo));
+	CHECK(memcmp(bits, zero, nbytes) == 0);
+
+	/* twice added, twice removed; a third removal is refused */
+	{
+		BfHash		x = bf_hash_int64(BF_LAYOUT_COUNTING, 7);
+
+		bf_add_hash(&h, bits, x);
+		bf_add_hash(&h, bits, x);
+		CHECK(bf_counting_remove(bits, h.nbits, h.hashes, x.lo));
+		CHECK(bf_test_hash(&h, bits, x));
+		CHECK(bf_counting_remove(bits, h.nbits, h.hashes, x.lo));
+		CHECK(!bf_test_hash(&h, bits, x));
+		CHECK(!bf_counting_remove(bits, h.nbits, h.hashes, x.lo));
+		CHECK(memcmp(bits, zero, nbytes) == 0);
+
+		/* 20 adds saturate: any number of removals keeps the key */
+		for (int i = 0; i < 20; i++)
+			bf_add_hash(&h, bits, x);
+		CHECK(bf_counting_saturated(bits, nbytes) >= 1);
+		for (int i = 0; i < 100; i++)
+			CHECK(bf_counting_remove(bits, h.nbits, h.hashes, x.lo));
+		CHECK(bf_test_hash(&h, bits, x));
+	}
+	free(bits);
+	free(zero);
+	free(snap);
+}
+
+/* ----------------------------------------------------------------
+ * Cuckoo filters
+ * ----------------------------------------------------------------
+ */
+
+static uint64_t
+key_hash(const char *prefix, int i)
+{
+	char		key[32];
+	int			n = snprintf(key, sizeof(key), "%s%d", prefix, i);
+
+	return XXH3_64bits(key, (size_t) n);
+}
+
+/*
+ * Sizing, no false negatives, the measured rate against the prediction,
+ * the load reached before the filter is full, and that a refused insert
+ * changes nothing.
+ */
+static void
+simulate_cuckoo(double fpr)
+{
+	const uint64_t capacity = 100000;
+	const int	absent = 1000000;
+	BfCuckooHeader h;
+	uint64_t	nbytes;
+	uint8_t    *slots;
+	uint8_t    *snap;
+	int			why = 0;
+	int			fn = 0,
+				fp = 0;
+	uint64_t	n;
+	double		measured,
+				predicted,
+				load;
+
+	CHECK(bf_cuckoo_size(capacity, fpr, UINT64_C(1) << 30, &h, &why));
+	nbytes = bf_cuckoo_payload_bytes(h.nbuckets, h.fp_bits);
+	slots = calloc(nbytes, 1);
+	snap = malloc(nbytes);
+	for (int i = 0; i < (int) capacity; i++)
+		CHECKF(bf_cuckoo_insert(&h, slots, key_hash("key-", i)), "insert %d of %llu refused", i,
+			   (unsigned long long) capacity);
+	for (int i = 0; i < (int) capacity; i++)
+		fn += !bf_cuckoo_contains(&h, slots, key_hash("key-", i));
+	for (int i = 0; i < absent; i++)
+		fp += bf_cuckoo_contains(&h, slots, key_hash("absent-", i));
+	measured = (double) fp / absent;
+	predicted = bf_cuckoo_predict_fpr(&h, (double) capacity);
+	CHECKF(fn == 0, "cuckoo: %d false negatives", fn);
+	CHECKF(measured >= 0.8 * predicted && measured <= 1.1 * predicted && measured <= fpr * 1.1,
+		   "cuckoo at %g: measured %g, predicted %g", fpr, measured, predicted);
+	/* fill up: the load when the first insert is refused */
+	for (n = capacity;; n++)
+	{
+		memcpy(snap, slots, nbytes);
+		if (!bf_cuckoo_insert(&h, slots, key_hash("more-", (int) n)))
+			break;
+	}
+	CHECK(memcmp(snap, slots, nbytes) == 0);
+	load = (double) n / (double) (h.nbuckets * BF_CUCKOO_SLOTS);
+	CHECKF(load >= 0.95, "cuckoo full at load %.4f", load);
+	CHECK(bf_cuckoo_occupied(&h, slots) == n);
+	printf("simulation: cuckoo  target %-6g f %-2u buckets %-7llu bits/key %6.3f predicted %.5f "
+		   "measured %.5f (%.3f x target) full at load %.4f\n",
+		   fpr, (unsigned) h.fp_bits, (unsigned long long) h.nbuckets,
+		   (double) nbytes * 8 / capacity, predicted, measured, measured / fpr, load);
+	free(slots);
+	free(snap);
+}
+
+static void
+test_cuckoo_ops(void)
+{
+	BfCuckooHeader h;
+	BfCuckooHeader g;
+	uint8_t		buf[BF_HEADER_SIZE + 64];
+	uint8_t    *slots = buf + BF_HEADER_SIZE;
+	char		msg[256];
+	int			why;
+	uint64_t	x = key_hash("x", 0);
+
+	/* packed slots: neighbours untouched, every width */
+	for (int f = BF_CUCKOO_MIN_FP_BITS; f <= BF_CUCKOO_MAX_FP_BITS; f++)
+	{
+		uint8_t		a[40];
+
+		memset(a, 0, sizeof(a));
+		bf_cuckoo_set(a, f, 3, 0xFFFFFFFFu);
+		CHECK(bf_cuckoo_get(a, f, 2) == 0 && bf_cuckoo_get(a, f, 4) == 0);
+		CHECK(bf_cuckoo_get(a, f, 3) == (f == 32 ? 0xFFFFFFFFu : (1u << f) - 1));
+		CHECK(bf_bits_popcount(a, sizeof(a)) == (uint64_t) f);
+	}
+	/* alt is an involution, for any bucket count */
+	memset(&h, 0, sizeof(h));
+	h.fp_bits = 12;
+	for (uint64_t nb = 1; nb < 3000; nb += 7)
+	{
+		h.nbuckets = nb;
+		for (uint32_t fp = 1; fp < 50; fp++)
+		{
+			uint64_t	i = (fp * UINT64_C(7919)) % nb;
+
+			CHECK(bf_cuckoo_alt(&h, bf_cuckoo_alt(&h, i, fp), fp) == i);
+		}
+	}
+	/* a small filter: duplicates, count, remove */
+	CHECK(bf_cuckoo_size(10, 0.01, 1 << 20, &h, &why));
+	CHECK(h.fp_bits == 10 && h.nbuckets == 3);
+	h.key_kind = BF_KEY_TEXT;
+	memset(buf, 0, sizeof(buf));
+	CHECK(bf_cuckoo_insert(&h, slots, x) && bf_cuckoo_insert(&h, slots, x));
+	CHECK(bf_cuckoo_count(&h, slots, x) == 2);
+	CHECK(bf_cuckoo_remove(&h, slots, x) && bf_cuckoo_count(&h, slots, x) == 1);
+	CHECK(bf_cuckoo_remove(&h, slots, x) && !bf_cuckoo_contains(&h, slots, x));
+	CHECK(!bf_cuckoo_remove(&h, slots, x));
+	/* the header round trip and its errors */
+	h.count = 0;
+	bf_cuckoo_encode(&h, buf);
+	CHECK(bf_cuckoo_decode(buf, BF_HEADER_SIZE + 15, &g, msg, sizeof(msg)) == BF_OK);
+	CHECK(g.fp_bits == 10 && g.nbuckets == 3 && g.capacity == 10);
+	CHECK(bf_cuckoo_decode(buf, BF_HEADER_SIZE + 16, &g, msg, sizeof(msg)) == BF_ERR_LENGTH);
+	slots[14] = 0x80;			/* 120 bits used: byte 14 is full */
+	CHECK(bf_cuckoo_decode(buf, BF_HEADER_SIZE + 15, &g, msg, sizeof(msg)) == BF_OK);
+	buf[5] = 1;
+	CHECK(bf_cuckoo_decode(buf, BF_HEADER_SIZE + 15, &g, msg, sizeof(msg)) == BF_ERR_FAMILY);
+	CHECK(strcmp(msg, "filter family 1 is not a cuckoo filter (family 3)") == 0);
+	buf[5] = 3;
+	buf[8] = 33;
+	CHECK(bf_cuckoo_decode(buf, BF_HEADER_SIZE + 15, &g, msg, sizeof(msg)) == BF_ERR_HASHES);
+	buf[8] = 10;
+	bf_write_u64le(buf + 40, 13);
+	CHECK(bf_cuckoo_decode(buf, BF_HEADER_SIZE + 15, &g, msg, sizeof(msg)) == BF_ERR_CAPACITY);
+	/* sizing refusals */
+	CHECK(!bf_cuckoo_size(10, 1e-12, 1 << 20, &h, &why) && why == 1);
+	CHECK(!bf_cuckoo_size(UINT64_C(1) << 40, 0.01, 1 << 30, &h, &why) && why == 2);
+}
+
 int
 main(void)
 {
@@ -1137,6 +1409,14 @@ main(void)
 	simulate(BF_LAYOUT_BLOCKED, 0.001);
 	simulate(BF_LAYOUT_CLASSIC, 0.01);
 	simulate(BF_LAYOUT_CLASSIC, 0.001);
+	simulate(BF_LAYOUT_COUNTING, 0.01);
+	simulate(BF_LAYOUT_COUNTING, 0.001);
+	test_counting_ops();
+	test_counting_remove();
+	test_cuckoo_ops();
+	simulate_cuckoo(0.01);
+	simulate_cuckoo(0.001);
+	simulate_cuckoo(0.0001);
 
 	printf("%d checks, %d failures, %.0f ms\n", n_checks, n_failures, elapsed_ms(t0));
 	return n_failures == 0 ? 0 : 1;

@@ -16,7 +16,8 @@
  *	- popcount, the cardinality and FPR estimates are sane (no NaN, the FPR
  *	  within [0, 1]);
  *	- a key added to a copy of the bits tests positive (no false negative),
- *	  whatever the bit count;
+ *	  whatever the bit count; counting: its removal is accepted and undoes
+ *	  the add except in saturated counters;
  *	- text output, then text input (bf_text_parse_header and
  *	  bf_text_decode_payload), reproduces the header and the bytes exactly.
  */
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bf_cuckoo.h"
 #include "bf_format.h"
 #include "bf_hash.h"
 #include "bf_layout.h"
@@ -32,6 +34,60 @@
 #include "fuzz_common.h"
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/*
+ * The same input as a cuckoo filter: a value that decodes survives text
+ * output and input byte for byte; a key derived from the input, added to a
+ * copy, is found and can be removed, and an add that finds the filter full
+ * leaves the copy as it was.
+ */
+static void
+check_cuckoo(const uint8_t *data, size_t size)
+{
+	BfCuckooHeader h;
+	BfCuckooHeader h2;
+	char		msg[256];
+	uint64_t	nbytes;
+	uint8_t    *copy;
+	uint64_t	kh;
+
+	if (bf_cuckoo_decode(data, size, &h, msg, sizeof(msg)) != BF_OK)
+	{
+		FUZZ_CHECK(fuzz_good_message(msg, sizeof(msg)), "bad cuckoo message: \"%s\"", msg);
+		return;
+	}
+	nbytes = bf_cuckoo_payload_bytes(h.nbuckets, h.fp_bits);
+	FUZZ_CHECK(size == BF_HEADER_SIZE + nbytes, "cuckoo length %zu accepted", size);
+	{
+		size_t		tlen = bf_cuckoo_text_length(&h);
+		char	   *text = malloc(tlen + 1);
+		const char *d;
+		size_t		dlen;
+
+		FUZZ_CHECK(text != NULL, "malloc");
+		bf_cuckoo_text_render(&h, data + BF_HEADER_SIZE, text);
+		FUZZ_CHECK(strlen(text) == tlen, "cuckoo text length");
+		FUZZ_CHECK(bf_cuckoo_text_parse(text, &h2, &d, &dlen, msg, sizeof(msg)) == BF_OK,
+				   "own cuckoo text refused: %s", msg);
+		copy = malloc(nbytes ? nbytes : 1);
+		FUZZ_CHECK(copy != NULL, "malloc");
+		FUZZ_CHECK(bf_base64_decode(d, dlen, copy, nbytes) &&
+				   memcmp(copy, data + BF_HEADER_SIZE, nbytes) == 0, "cuckoo text round trip");
+		free(text);
+	}
+	kh = XXH3_64bits(data, size < 80 ? size : 80);
+	if (bf_cuckoo_insert(&h, copy, kh))
+	{
+		FUZZ_CHECK(bf_cuckoo_contains(&h, copy, kh), "cuckoo: false negative after an add");
+		FUZZ_CHECK(bf_cuckoo_remove(&h, copy, kh), "cuckoo: removal of a key just added refused");
+		FUZZ_CHECK(bf_cuckoo_occupied(&h, copy) == bf_cuckoo_occupied(&h, data + BF_HEADER_SIZE),
+				   "cuckoo: add then remove changed the number of slots in use");
+	}
+	else
+		FUZZ_CHECK(memcmp(copy, data + BF_HEADER_SIZE, nbytes) == 0,
+				   "cuckoo: a refused add changed the slots");
+	free(copy);
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -50,6 +106,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * libFuzzer hands over a buffer of exactly size bytes (ASan catches any
 	 * read past it); an empty input may come as a NULL pointer.
 	 */
+	check_cuckoo(data, size);
+
 	memset(&h, 0xA5, sizeof(h));
 	st = bf_header_decode(data, size, &h, msg, sizeof(msg));
 	st2 = bf_header_decode(data, size, NULL, small, sizeof(small));
@@ -83,7 +141,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	FUZZ_CHECK(bf_header_check(&h, NULL, 0) == BF_OK, "bf_header_check refuses a decoded header");
 	FUZZ_CHECK(h.hashes >= 1 && h.hashes <= BF_MAX_HASHES, "hashes %u", h.hashes);
-	FUZZ_CHECK(h.layout == BF_LAYOUT_BLOCKED || h.layout == BF_LAYOUT_CLASSIC, "layout %u", h.layout);
+	FUZZ_CHECK(h.layout >= BF_LAYOUT_BLOCKED && h.layout <= BF_LAYOUT_COUNTING, "layout %u", h.layout);
+	FUZZ_CHECK(h.family == bf_layout_family(h.layout), "family %u with layout %u", h.family, h.layout);
 	FUZZ_CHECK(bf_layout_name(h.layout) != NULL && bf_key_kind_name(h.key_kind) != NULL,
 			   "decoded layout %u or key kind %u has no name", h.layout, h.key_kind);
 	bf_header_encode(&h, hdr);
@@ -113,8 +172,27 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(copy, bits, nbytes);
 		bf_add_hash(&h, copy, kh);
 		FUZZ_CHECK(bf_test_hash(&h, copy, kh), "false negative after an add");
-		bf_bits_or(copy, bits, nbytes);
-		FUZZ_CHECK(bf_test_hash(&h, copy, kh), "false negative after an OR");
+		if (h.layout == BF_LAYOUT_COUNTING)
+		{
+			/*
+			 * A removal undoes the add, except where a counter reached 15
+			 * (saturated: it stays, even when the add saturated it)
+			 */
+			FUZZ_CHECK(bf_counting_remove(copy, h.nbits, h.hashes, kh.lo),
+					   "removal of a key just added refused");
+			for (uint64_t c = 0; c < 2 * nbytes; c++)
+				FUZZ_CHECK(bf_counter_get(copy, (unsigned) c) == bf_counter_get(bits, (unsigned) c) ||
+						   bf_counter_get(copy, (unsigned) c) == BF_COUNTER_MAX,
+						   "add then remove changes counter %llu", (unsigned long long) c);
+			bf_add_hash(&h, copy, kh);
+			bf_counting_sum(copy, bits, nbytes);
+			FUZZ_CHECK(bf_test_hash(&h, copy, kh), "false negative after a sum");
+		}
+		else
+		{
+			bf_bits_or(copy, bits, nbytes);
+			FUZZ_CHECK(bf_test_hash(&h, copy, kh), "false negative after an OR");
+		}
 		free(copy);
 	}
 

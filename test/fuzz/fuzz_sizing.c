@@ -50,7 +50,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > 0)
 		memcpy(in, data, size);
 
-	layout = (in[0] & 1) ? BF_LAYOUT_CLASSIC : BF_LAYOUT_BLOCKED;
+	layout = (in[0] & 2) ? BF_LAYOUT_COUNTING :
+		(in[0] & 1) ? BF_LAYOUT_CLASSIC : BF_LAYOUT_BLOCKED;
 	if (in[0] & 0x80)
 		layout = in[0] & 0x7F;	/* also an unknown layout now and then */
 	unit = (layout == BF_LAYOUT_CLASSIC) ? BF_CLASSIC_ALIGN_BITS : BF_BLOCK_BITS;
@@ -88,7 +89,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 	}
 
-	valid = (layout == BF_LAYOUT_BLOCKED || layout == BF_LAYOUT_CLASSIC) &&
+	valid = (layout >= BF_LAYOUT_BLOCKED && layout <= BF_LAYOUT_COUNTING) &&
 		capacity >= 1 && isfinite(fpr) && fpr > 0.0 && fpr < 1.0;
 
 	ok = bf_size_for(layout, capacity, fpr, max_nbits, &sz);

@@ -22,11 +22,52 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bf_cuckoo.h"
 #include "bf_format.h"
 #include "bf_text.h"
 #include "fuzz_common.h"
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/*
+ * The same text as a cuckoo filter: the parser refuses it with a message,
+ * or the value it describes is valid and renders back to the input.
+ */
+static void
+check_cuckoo_text(const char *s, size_t slen)
+{
+	BfCuckooHeader h;
+	char		msg[256];
+	const char *d;
+	size_t		dlen;
+	uint64_t	nbytes;
+	uint8_t    *value;
+	char	   *out;
+
+	if (bf_cuckoo_text_parse(s, &h, &d, &dlen, msg, sizeof(msg)) != BF_OK)
+	{
+		FUZZ_CHECK(fuzz_good_message(msg, sizeof(msg)), "bad cuckoo text message: \"%s\"", msg);
+		return;
+	}
+	nbytes = bf_cuckoo_payload_bytes(h.nbuckets, h.fp_bits);
+	FUZZ_CHECK(d + dlen == s + slen && dlen == bf_base64_encoded_length((size_t) nbytes),
+			   "cuckoo payload length");
+	if (nbytes > FUZZ_MAX_PAYLOAD)
+		return;
+	value = malloc(BF_HEADER_SIZE + nbytes);
+	FUZZ_CHECK(value != NULL, "malloc");
+	bf_cuckoo_encode(&h, value);
+	if (bf_base64_decode(d, dlen, value + BF_HEADER_SIZE, nbytes) &&
+		bf_cuckoo_decode(value, BF_HEADER_SIZE + nbytes, NULL, msg, sizeof(msg)) == BF_OK)
+	{
+		out = malloc(bf_cuckoo_text_length(&h) + 1);
+		FUZZ_CHECK(out != NULL, "malloc");
+		bf_cuckoo_text_render(&h, value + BF_HEADER_SIZE, out);
+		FUZZ_CHECK(strcmp(out, s) == 0, "cuckoo text in -> out differs\n  in:  %.300s\n  out: %.300s", s, out);
+		free(out);
+	}
+	free(value);
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -53,6 +94,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(s, data, size);
 	s[size] = '\0';
 	slen = strlen(s);
+	check_cuckoo_text(s, slen);
 
 	st = bf_text_parse_header(s, &h, &d, &dlen, msg, sizeof(msg));
 	st2 = bf_text_parse_header(s, NULL, NULL, NULL, small, sizeof(small));

@@ -1,6 +1,6 @@
 /*
  * gen_corpus.c
- *		Write the seed corpora of the fuzzers: valid filters of both layouts,
+ *		Write the seed corpora of the fuzzers: valid filters of the three layouts,
  *		several key kinds, sizes and target rates, built with the core code
  *		the extension uses (sizing, hashing, layouts), in binary form into
  *		corpus-binary/ and in text form into corpus-text/; and sizing
@@ -20,6 +20,7 @@
 
 #include "bf_format.h"
 #include "bf_hash.h"
+#include "bf_cuckoo.h"
 #include "bf_layout.h"
 #include "bf_sizing.h"
 #include "bf_text.h"
@@ -100,8 +101,8 @@ write_file(const char *dir, const char *name, const char *ext,
 }
 
 /*
- * Sizing problems as fuzz_sizing reads them: byte 0 the layout (bit 0 set:
- * classic), byte 1 the mode (4: the rate as raw double bits; 0x10: the limit
+ * Sizing problems as fuzz_sizing reads them: byte 0 the layout (bit 1 set:
+ * counting, else bit 0 set: classic), byte 1 the mode (4: the rate as raw double bits; 0x10: the limit
  * from bytes 18..25; 0x20: also check bf_max_capacity), the capacity at 2,
  * the rate at 10, the limit at 18 (all little-endian).
  */
@@ -128,7 +129,7 @@ write_sizing_seeds(const char *dir, size_t *total)
 {
 	int			n = 0;
 
-	for (int layout = BF_LAYOUT_BLOCKED; layout <= BF_LAYOUT_CLASSIC; layout++)
+	for (int layout = BF_LAYOUT_BLOCKED; layout <= BF_LAYOUT_COUNTING; layout++)
 	{
 		for (size_t i = 0; i < sizeof(sizing_seeds) / sizeof(sizing_seeds[0]); i++)
 		{
@@ -137,7 +138,7 @@ write_sizing_seeds(const char *dir, size_t *total)
 			uint64_t	u;
 			char		name[64];
 
-			in[0] = (layout == BF_LAYOUT_CLASSIC) ? 1 : 0;
+			in[0] = (layout == BF_LAYOUT_CLASSIC) ? 1 : (layout == BF_LAYOUT_COUNTING) ? 2 : 0;
 			in[1] = 4 | 0x20 | (sd->limit ? 0x10 : 0);
 			bf_write_u64le(in + 2, sd->capacity);
 			memcpy(&u, &sd->fpr, 8);
@@ -148,6 +149,60 @@ write_sizing_seeds(const char *dir, size_t *total)
 			*total += sizeof(in);
 			n++;
 		}
+	}
+	return n;
+}
+
+/* Cuckoo filters: empty, a few keys, full, in binary and text form. */
+static int
+write_cuckoo_seeds(const char *bindir, const char *textdir, size_t *total)
+{
+	static const struct
+	{
+		const char *name;
+		uint64_t	capacity;
+		double		fpr;
+		int			nkeys;
+	}			cs[] = {
+		{"cuckoo-empty-n1-p0.5", 1, 0.5, 0},
+		{"cuckoo-text-n100-p0.01", 100, 0.01, 60},
+		{"cuckoo-full-n20-p1e-05", 20, 1e-5, 1000},
+		{"cuckoo-n7-p0.3", 7, 0.3, 7},
+	};
+	int			n = 0;
+
+	for (size_t c = 0; c < sizeof(cs) / sizeof(cs[0]); c++)
+	{
+		BfCuckooHeader h;
+		int			why;
+		uint64_t	nbytes;
+		uint8_t    *value;
+		char	   *text;
+		char		key[32];
+
+		FUZZ_CHECK(bf_cuckoo_size(cs[c].capacity, cs[c].fpr, UINT64_C(1) << 30, &h, &why),
+				   "cannot size %s", cs[c].name);
+		nbytes = bf_cuckoo_payload_bytes(h.nbuckets, h.fp_bits);
+		value = calloc(1, BF_HEADER_SIZE + nbytes);
+		FUZZ_CHECK(value != NULL, "calloc");
+		for (int i = 0; i < cs[c].nkeys; i++)
+		{
+			int			kl = snprintf(key, sizeof(key), "k%d", i);
+
+			if (bf_cuckoo_insert(&h, value + BF_HEADER_SIZE, XXH3_64bits(key, (size_t) kl)))
+				h.count++;
+		}
+		h.key_kind = h.count > 0 ? BF_KEY_TEXT : BF_KEY_NONE;
+		bf_cuckoo_encode(&h, value);
+		text = malloc(bf_cuckoo_text_length(&h) + 1);
+		FUZZ_CHECK(text != NULL, "malloc");
+		bf_cuckoo_text_render(&h, value + BF_HEADER_SIZE, text);
+		write_file(bindir, cs[c].name, "bin", value, BF_HEADER_SIZE + nbytes);
+		write_file(textdir, cs[c].name, "txt", text, strlen(text));
+		*total += BF_HEADER_SIZE + nbytes + strlen(text);
+		n += 2;
+		free(text);
+		free(value);
 	}
 	return n;
 }
@@ -163,7 +218,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: %s <binary-dir> <text-dir> <sizing-dir>\n", argv[0]);
 		return 2;
 	}
-	for (int layout = BF_LAYOUT_BLOCKED; layout <= BF_LAYOUT_CLASSIC; layout++)
+	for (int layout = BF_LAYOUT_BLOCKED; layout <= BF_LAYOUT_COUNTING; layout++)
 	{
 		for (size_t s = 0; s < sizeof(seeds) / sizeof(seeds[0]); s++)
 		{
@@ -180,7 +235,7 @@ main(int argc, char **argv)
 					   "cannot size %s", sd->name);
 			memset(&h, 0, sizeof(h));
 			h.version = BF_FORMAT_VERSION;
-			h.family = BF_FAMILY_BLOOM;
+			h.family = (uint8_t) bf_layout_family(layout);
 			h.layout = (uint8_t) layout;
 			h.key_kind = (uint8_t) sd->key_kind;
 			h.hashes = (uint16_t) size.hashes;
@@ -219,6 +274,7 @@ main(int argc, char **argv)
 			free(value);
 		}
 	}
+	nfiles += write_cuckoo_seeds(argv[1], argv[2], &total);
 	nfiles += write_sizing_seeds(argv[3], &total);
 	printf("gen_corpus: %d seed files, %zu bytes, in %s, %s and %s\n",
 		   nfiles, total, argv[1], argv[2], argv[3]);

@@ -60,6 +60,7 @@ __all__ = [
 MAGIC = b'BLMF'
 FORMAT_VERSION = 1
 FAMILY_BLOOM = 1
+FAMILY_COUNTING = 2
 HEADER_SIZE = 64
 MAX_HASHES = 64
 BLOCK_BITS = 512
@@ -69,7 +70,15 @@ BLOCK_MUL = 0x9E3779B1
 
 LAYOUT_BLOCKED = 1
 LAYOUT_CLASSIC = 2
-LAYOUT_NAMES = {LAYOUT_BLOCKED: 'blocked', LAYOUT_CLASSIC: 'classic'}
+LAYOUT_COUNTING = 3
+LAYOUT_NAMES = {LAYOUT_BLOCKED: 'blocked', LAYOUT_CLASSIC: 'classic', LAYOUT_COUNTING: 'counting'}
+COUNTING_SLOTS = 128            # 4-bit counters per 64-byte block
+COUNTER_MAX = 15                # a saturated counter
+
+
+def layout_family(layout):
+    """The family of a layout: counting is family 2, the others family 1."""
+    return FAMILY_COUNTING if layout == LAYOUT_COUNTING else FAMILY_BLOOM
 
 KEY_NONE = 0
 KEY_INTEGER = 1
@@ -181,11 +190,25 @@ def classic_positions(lo, hi, m, k):
     return out
 
 
+def counting_offsets(h, k):
+    """The k counter offsets (0..127) inside the block (counting layout)."""
+    s = (h & U32) | 1                     # lower 32 bits, forced odd
+    out = []
+    for _ in range(k):
+        s = (s * BLOCK_MUL) & U32
+        out.append(s >> 25)               # top 7 bits
+    return out
+
+
 def positions(layout, nbits, k, canon):
-    """The k global bit positions of canonical key bytes, in probe order."""
+    """The k global bit positions of canonical key bytes, in probe order
+    (counting: the k global counter indices, which may repeat)."""
     lo, hi = hash_key(layout, canon)
     if layout == LAYOUT_CLASSIC:
         return classic_positions(lo, hi, nbits, k)
+    if layout == LAYOUT_COUNTING:
+        base = blocked_block(lo, nbits // BLOCK_BITS) * COUNTING_SLOTS
+        return [base + c for c in counting_offsets(lo, k)]
     base = blocked_block(lo, nbits // BLOCK_BITS) * BLOCK_BITS
     return [base + p for p in blocked_offsets(lo, k)]
 
@@ -655,7 +678,7 @@ class BloomFilter:
     def __init__(self, layout, nbits, hashes, capacity, target_fpr,
                  key_kind=KEY_NONE, added=0, bits=None):
         self.version = FORMAT_VERSION
-        self.family = FAMILY_BLOOM
+        self.family = layout_family(layout)
         self.layout = layout
         self.key_kind = key_kind
         self.hashes = hashes
@@ -675,12 +698,15 @@ class BloomFilter:
         if self.version != FORMAT_VERSION:
             raise FormatError('unknown format version %d (this build reads version %d)'
                               % (self.version, FORMAT_VERSION))
-        if self.family != FAMILY_BLOOM:
-            raise FormatError('unsupported filter family %d (this build reads family 1, bloom)'
-                              % self.family)
+        if self.family not in (FAMILY_BLOOM, FAMILY_COUNTING):
+            raise FormatError('unsupported filter family %d (this build reads families 1, bloom, '
+                              'and 2, counting)' % self.family)
         if self.layout not in LAYOUT_NAMES:
-            raise FormatError('unknown layout %d (expected 1 for blocked or 2 for classic)'
-                              % self.layout)
+            raise FormatError('unknown layout %d (expected 1 for blocked, 2 for classic or '
+                              '3 for counting)' % self.layout)
+        if layout_family(self.layout) != self.family:
+            raise FormatError('layout %s does not belong to family %d (counting is family 2, '
+                              'the others family 1)' % (LAYOUT_NAMES[self.layout], self.family))
         if not 0 <= self.key_kind <= KEY_KIND_MAX:
             raise FormatError('unknown key kind %d (this build knows 0..%d)'
                               % (self.key_kind, KEY_KIND_MAX))
@@ -693,7 +719,7 @@ class BloomFilter:
                               % self.layers)
         if self.nbits == 0:
             raise FormatError('bit count 0 is not positive')
-        align = BLOCK_BITS if self.layout == LAYOUT_BLOCKED else CLASSIC_ALIGN_BITS
+        align = CLASSIC_ALIGN_BITS if self.layout == LAYOUT_CLASSIC else BLOCK_BITS
         if self.nbits % align:
             raise FormatError('bit count %d is not a multiple of %d for layout %s'
                               % (self.nbits, align, LAYOUT_NAMES[self.layout]))
@@ -757,7 +783,8 @@ class BloomFilter:
         if format_double(fpr) != fpr_s:
             raise FormatError('target_fpr %r is not in canonical form' % fpr_s)
         self = cls.__new__(cls)
-        self.version, self.family, self.layout = int(version), FAMILY_BLOOM, layouts[layout]
+        self.version, self.layout = int(version), layouts[layout]
+        self.family = layout_family(self.layout)
         self.key_kind, self.hashes, self.flags = kinds[kind], int(hashes), 0
         self.layers, self.nbits, self.capacity = 1, int(nbits), int(capacity)
         self.target_fpr, self.added = fpr, int(added)
@@ -823,6 +850,8 @@ class BloomFilter:
                 x = (x + y) % m
                 y = (y + i) % m
             return True
+        if self.layout == LAYOUT_COUNTING:
+            return all(self.counter(c) for c in self.positions(canon))
         h = xxh3_64(canon)
         base = (((h >> 32) * (self.nbits >> 9)) >> 32) << 6   # block's first byte
         s = (h & U32) | 1
@@ -857,14 +886,166 @@ class BloomFilter:
         kind, _ = self._canonical(key, sqltype)
         for canon in add_bytes(key, sqltype)[1]:
             for j in self.positions(canon):
+                if self.layout == LAYOUT_COUNTING:
+                    self.set_counter(j, min(COUNTER_MAX, self.counter(j) + 1))
+                    continue
                 self.bits[j >> 3] |= 1 << (j & 7)
         self.key_kind = kind
         self.added += 1
         return self
 
+    # -- the counting layout ----------------------------------------------
+    def counter(self, c):
+        """Counter c: the low nibble of byte c // 2 when c is even, the high
+        nibble when odd."""
+        return (self.bits[c >> 1] >> ((c & 1) * 4)) & 0x0F
+
+    def set_counter(self, c, v):
+        shift = (c & 1) * 4
+        self.bits[c >> 1] = (self.bits[c >> 1] & ~(0x0F << shift) & 0xFF) | (v << shift)
+
+    def remove(self, key, sqltype=None):
+        """Remove one occurrence of a key from a counting filter, as
+        bloom_remove does: a ValueError (changing nothing) if a counter of the
+        key would go below zero; saturated counters (15) stay."""
+        if self.layout != LAYOUT_COUNTING:
+            raise ValueError('cannot remove a key from a bloom filter of layout %s'
+                             % LAYOUT_NAMES[self.layout])
+        kind, canon = self._canonical(key, sqltype)
+        new = {}
+        for c in self.positions(canon):
+            v = new.get(c, self.counter(c))
+            if v == 0 or self.key_kind == KEY_NONE:
+                raise ValueError('cannot remove a key that is not in the bloom filter')
+            new[c] = v if v == COUNTER_MAX else v - 1
+        for c, v in new.items():
+            self.set_counter(c, v)
+        if 0 < self.added < U64:
+            self.added -= 1
+        return self
+
     def set_bits(self):
         """The positions of the set bits, ascending."""
         return [j for j in range(self.nbits) if (self.bits[j >> 3] >> (j & 7)) & 1]
+
+
+# --------------------------------------------------------------------------
+# Cuckoo filters (src/core/bf_cuckoo.h): family 3, buckets of 4 slots of
+# f-bit fingerprints
+# --------------------------------------------------------------------------
+
+FAMILY_CUCKOO = 3
+CUCKOO_SLOTS = 4
+GOLDEN64 = 0x9E3779B97F4A7C15
+
+
+class CuckooFilter:
+    """A decoded, validated cuckoo filter (read-only: checks and counts)."""
+
+    __slots__ = ('key_kind', 'fp_bits', 'nbuckets', 'capacity', 'target_fpr', 'count', 'slots')
+
+    @classmethod
+    def from_bytes(cls, data):
+        data = bytes(data)
+        if len(data) < HEADER_SIZE:
+            raise FormatError('value is %d bytes, shorter than the 64-byte header' % len(data))
+        (magic, version, family, layout, key_kind, fp_bits, flags, layers, nbuckets,
+         capacity, fpr, count, reserved) = _HEADER.unpack_from(data)
+        if magic != MAGIC:
+            raise FormatError('bad magic bytes %s (expected "BLMF")' % ' '.join('%02x' % c for c in magic))
+        if version != FORMAT_VERSION:
+            raise FormatError('unknown format version %d (this build reads version 1)' % version)
+        if family != FAMILY_CUCKOO:
+            raise FormatError('filter family %d is not a cuckoo filter (family 3)' % family)
+        if layout != 1:
+            raise FormatError('unknown cuckoo layout %d (expected 1, buckets of 4 slots)' % layout)
+        if flags != 0 or layers != 1:
+            raise FormatError('flags or layers')
+        if key_kind > KEY_KIND_MAX or not 4 <= fp_bits <= 32 or not 1 <= nbuckets <= 1 << 32 \
+                or capacity < 1 or not (math.isfinite(fpr) and 0.0 < fpr < 1.0) \
+                or count > nbuckets * CUCKOO_SLOTS or (count > 0 and key_kind == KEY_NONE):
+            raise FormatError('a header field is out of range')
+        if reserved != bytes(16):
+            raise FormatError('reserved header bytes are not zero')
+        nbytes = (nbuckets * CUCKOO_SLOTS * fp_bits + 7) // 8
+        if len(data) - HEADER_SIZE != nbytes:
+            raise FormatError('length %d does not match %d buckets of %d-bit slots'
+                              % (len(data), nbuckets, fp_bits))
+        self = cls.__new__(cls)
+        self.key_kind, self.fp_bits, self.nbuckets = key_kind, fp_bits, nbuckets
+        self.capacity, self.target_fpr, self.count = capacity, fpr, count
+        self.slots = data[HEADER_SIZE:]
+        used = nbuckets * CUCKOO_SLOTS * fp_bits
+        if used % 8 and self.slots[-1] >> (used % 8):
+            raise FormatError('the bits after the last slot are not zero')
+        return self
+
+    @classmethod
+    def from_hex(cls, s):
+        s = s.strip()
+        if s.startswith('\\x'):
+            s = s[2:]
+        return cls.from_bytes(bytes.fromhex(s))
+
+    def slot(self, j):
+        """Slot j: bits j*f .. j*f + f - 1 of the payload, least significant first."""
+        x = j * self.fp_bits
+        w = int.from_bytes(self.slots[x >> 3:(x >> 3) + 5], 'little')
+        return (w >> (x & 7)) & ((1 << self.fp_bits) - 1)
+
+    def key(self, h):
+        """(fingerprint, i1, i2) of a 64-bit hash."""
+        fp = (h & ((1 << self.fp_bits) - 1)) or 1
+        i1 = ((h >> 32) * self.nbuckets) >> 32
+        g = ((((fp * GOLDEN64) & U64) >> 32) * self.nbuckets) >> 32
+        return fp, i1, (g + self.nbuckets - i1) % self.nbuckets
+
+    def count_canonical(self, canon):
+        fp, i1, i2 = self.key(xxh3_64(canon))
+        buckets = [i1] if i1 == i2 else [i1, i2]
+        return sum(self.slot(b * CUCKOO_SLOTS + s) == fp
+                   for b in buckets for s in range(CUCKOO_SLOTS))
+
+    def contains_canonical(self, canon):
+        return self.count_canonical(canon) > 0
+
+    def contains(self, key, sqltype=None):
+        if key is None:
+            return None
+        kind, canons = probe_bytes(key, sqltype)
+        if self.key_kind != KEY_NONE and kind != self.key_kind:
+            raise KeyKindError('key of key kind %s does not match this filter\'s key kind %s'
+                               % (KEY_KIND_NAMES[kind], KEY_KIND_NAMES[self.key_kind]))
+        return self.key_kind != KEY_NONE and any(self.contains_canonical(c) for c in canons)
+
+
+# cuckoo_empty(100, 0.01) || 'alice' || 'bob' || 'bob': f = 10, 27 buckets;
+# test/pgtap/cuckoo.sql pins the same bytes.
+GOLDEN_CUCKOO = {
+    'alice': (688, 8, 24),
+    'bob': (229, 2, 12),
+}
+GOLDEN_CUCKOO_PAYLOAD = ('00000000000000000000e59403000000000000000000000000000000000000000000000000000000b002'
+                         + '0' * 186)
+
+
+def _selftest_cuckoo(check):
+    hdr = bytearray(HEADER_SIZE)
+    _HEADER.pack_into(hdr, 0, MAGIC, 1, FAMILY_CUCKOO, 1, KEY_TEXT, 10, 0, 1, 27, 100, 0.01, 3, bytes(16))
+    f = CuckooFilter.from_bytes(bytes(hdr) + bytes.fromhex(GOLDEN_CUCKOO_PAYLOAD))
+    for key, exp in GOLDEN_CUCKOO.items():
+        check(f.key(xxh3_64(key.encode())) == exp, 'cuckoo: fingerprint and buckets of %r %r' % (key, exp))
+    check(f.count_canonical(b'bob') == 2 and f.count_canonical(b'alice') == 1
+          and f.slot(8) == 229 and f.slot(9) == 229 and f.slot(32) == 688,
+          'cuckoo: slots of alice, bob, bob')
+    check(f.contains('alice') and not f.contains('carol'), 'cuckoo: contains')
+    alt = lambda i, fp: ((((((fp * GOLDEN64) & U64) >> 32) * 27) >> 32) + 27 - i) % 27
+    check(all(alt(alt(i, fp), fp) == i for i in range(27) for fp in range(1, 1024)),
+          'cuckoo: alt(alt(i, fp), fp) = i')
+    sql = _golden_sql('cuckoo.sql')
+    if sql is not None:
+        check('00000000000000000000e59403000000000000000000000000000000000000000000000000000000b002' in sql,
+              'cuckoo.sql: pins the same cuckoo payload')
 
 
 # --------------------------------------------------------------------------
@@ -1057,16 +1238,69 @@ GOLDEN_DIGESTS = [
 GOLDEN_SIZES = {'blocked': (1024, 7), 'classic': (960, 7)}
 
 
-def _golden_sql():
-    """The text of test/pgtap/golden.sql next to this file, or None."""
+def _golden_sql(name='golden.sql'):
+    """The text of test/pgtap/<name> next to this file, or None."""
     import os
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                        '..', 'pgtap', 'golden.sql')
+                        '..', 'pgtap', name)
     try:
         with open(path, encoding='utf-8') as fh:
             return fh.read()
     except OSError:
         return None
+
+
+# bloom_empty(100, 0.01, 'counting'): m = 4608 bits (1152 counters in 9
+# blocks), k = 6.  The counters of each key in probe order (global indices);
+# test/pgtap/counting.sql pins the same payload after alice, bob, bob.
+GOLDEN_COUNTING = {
+    'alice': [334, 309, 294, 294, 374, 366],
+    'bob': [60, 97, 116, 79, 83, 56],
+}
+GOLDEN_COUNTING_PAYLOAD = (
+    '0000000000000000000000000000000000000000000000000000000002000200000000000000002000200000'
+    '0000000020000000000000000000020000000000000000000000000000000000000000000000000000000000'
+    '0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000'
+    '0000000000000000000000000000000200000000000010000000000000000000000000010000000000000000'
+    '000000000000000100000001')
+
+
+def _selftest_counting(check):
+    m, k = 4608, 6
+    f = BloomFilter(LAYOUT_COUNTING, m, k, 100, 0.01)
+    check(f.family == FAMILY_COUNTING and f.to_bytes()[5:7] == b'\x02\x03',
+          'counting: family 2, layout 3')
+    for key, exp in GOLDEN_COUNTING.items():
+        check(positions(LAYOUT_COUNTING, m, k, key.encode()) == exp,
+              'counting: counters of %r %r' % (key, exp))
+    f.add('alice').add('bob').add('bob')
+    check(f.to_bytes()[64:].hex().rstrip('0') == GOLDEN_COUNTING_PAYLOAD,
+          'counting: payload of alice, bob, bob')
+    check(f.counter(294) == 2 and f.bits[147] == 0x02 and f.bits[154] == 0x10,
+          'counting: counter c is the low nibble of byte c // 2 when even, high when odd')
+    g = BloomFilter.from_bytes(f.to_bytes())
+    check(g.to_bytes() == f.to_bytes() and BloomFilter.from_text(f.to_text()).to_bytes() == f.to_bytes(),
+          'counting: bytes and text parsed back')
+    g.remove('bob')
+    check(g.contains('bob') and g.contains('alice'), 'counting: bob added twice survives one removal')
+    g.remove('bob')
+    check(not g.contains('bob') and g.contains('alice'), 'counting: and not two')
+    try:
+        g.remove('bob')
+        check(False, 'counting: a third removal is refused')
+    except ValueError:
+        check(g.contains('alice'), 'counting: a third removal is refused')
+    g.remove('alice')
+    check(g.bits == bytearray(m // 8) and g.added == 0, 'counting: all removed gives zero counters')
+    for _ in range(20):
+        g.add('s')
+    for _ in range(30):
+        g.remove('s')
+    check(g.contains('s'), 'counting: saturated counters stay')
+    sql = _golden_sql('counting.sql')
+    if sql is not None:
+        flat = re.sub(r"'\s*\n\s*'", '', sql)
+        check(GOLDEN_COUNTING_PAYLOAD in flat, 'counting.sql: pins the same counting payload')
 
 
 def selftest(verbose=False):
@@ -1231,6 +1465,10 @@ def selftest(verbose=False):
     elif verbose:
         print('note test/pgtap/golden.sql not found: cross-check skipped')
 
+    # -- the counting layout: golden counters, nibble order, removal
+    _selftest_counting(check)
+    _selftest_cuckoo(check)
+
     # -- validation: every field
     good = bytes.fromhex(GOLDEN_FILTERS[0][2]) if GOLDEN_FILTERS else \
         BloomFilter(LAYOUT_BLOCKED, 1024, 7, 100, 0.01).to_bytes()
@@ -1246,7 +1484,9 @@ def selftest(verbose=False):
         ('version', mutated(4, '<B', 2)),
         ('family', mutated(5, '<B', 2)),
         ('layout 0', mutated(6, '<B', 0)),
-        ('layout 3', mutated(6, '<B', 3)),
+        ('layout 3 in family 1', mutated(6, '<B', 3)),
+        ('layout 4', mutated(6, '<B', 4)),
+        ('family 3', mutated(5, '<B', 3)),
         ('key kind 11', mutated(7, '<B', 11)),
         ('k = 0', mutated(8, '<H', 0)),
         ('k = 65', mutated(8, '<H', 65)),

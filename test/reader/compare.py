@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """compare.py -- the reference reader against the server, key by key.
 
-For both layouts and every key kind, builds filters on the server from
+For the three layouts (blocked, classic, counting), the cuckoo filter and every key kind, builds filters on the server from
 100,000 keys (rows i = 1..100,000), fetches them as bytea, and checks 120,000
 keys (rows i = 40,001..160,000: about half added, half not; boolean: 160,000
 checks of true and false) with the server's `bf @> key` and with
@@ -226,7 +226,7 @@ def setup():
 
 
 def build(spec):
-    """Create the key table and the two filters of a kind (TimeZone UTC)."""
+    """Create the key table and the three filters of a kind (TimeZone UTC)."""
     kind = spec['kind']
     added = spec.get('added', 'i <= {n}').format(n=N_BUILD)
     build_sql = spec.get('build', '(SELECT bloom_agg(k, {n}, 0.01, l) FROM k WHERE %s)' % added)
@@ -239,9 +239,11 @@ def build(spec):
         ANALYZE keys_{kind};
         CREATE TABLE filter_{kind} AS
             SELECT l AS layout, f.bf
-            FROM unnest(ARRAY['blocked', 'classic']) AS l
+            FROM unnest(ARRAY['blocked', 'classic', 'counting']) AS l
             CROSS JOIN LATERAL (SELECT {build} AS bf FROM (SELECT 1) AS dummy) AS f;
-        """.format(kind=kind, key=spec['key'], type=spec['type'], total=N_TOTAL,
+        CREATE TABLE cuckoo_{kind} AS
+            SELECT cuckoo_agg(DISTINCT k, {n}, 0.01) AS cf FROM keys_{kind} WHERE added;
+        """.format(n=N_BUILD, kind=kind, key=spec['key'], type=spec['type'], total=N_TOTAL,
                    added=added, build=build_sql.replace('FROM k ', 'FROM keys_%s AS k ' % kind))
     psql(sql)
 
@@ -252,6 +254,7 @@ def fetch_filters(kind):
     for line in out.splitlines():
         layout, hexbytes = line.split('|')
         filters[layout] = bfr.BloomFilter.from_hex(hexbytes)
+    filters['cuckoo'] = bfr.CuckooFilter.from_hex(psql("SELECT cf::bytea FROM cuckoo_%s" % kind))
     return filters
 
 
@@ -267,14 +270,16 @@ def check_query(spec):
         # the key's base type) to the checked one was added
         parts.append("""SELECT i, tag, {text} AS key,
                 ({expr})::{type} IN (SELECT k FROM keys_{kind} WHERE added) AS added,
-                fb @> {expr} AS blocked, fc @> {expr} AS classic
+                fb @> {expr} AS blocked, fc @> {expr} AS classic, fk @> {expr} AS counting, fq @> {expr} AS cuckoo
             FROM c, f WHERE tag = '{tag}'""".format(text=text, expr=expr, tag=tag,
                                                     type=spec['type'], kind=kind))
     return """COPY (
         WITH c AS MATERIALIZED (SELECT i, k, {tag_case} AS tag FROM keys_{kind} WHERE i > {first}),
              f AS MATERIALIZED (
                 SELECT (SELECT bf FROM filter_{kind} WHERE layout = 'blocked') AS fb,
-                       (SELECT bf FROM filter_{kind} WHERE layout = 'classic') AS fc)
+                       (SELECT bf FROM filter_{kind} WHERE layout = 'classic') AS fc,
+                       (SELECT bf FROM filter_{kind} WHERE layout = 'counting') AS fk,
+                       (SELECT cf FROM cuckoo_{kind}) AS fq)
         {union}
     ) TO STDOUT (FORMAT csv)""".format(tag_case=tag_case, kind=kind, first=first,
                                        union='\nUNION ALL\n'.join(parts))
@@ -293,27 +298,27 @@ class Tally:
 
 def compare(spec, filters):
     kind = spec['kind']
-    tallies = {'blocked': Tally(), 'classic': Tally()}
+    tallies = {'blocked': Tally(), 'classic': Tally(), 'counting': Tally(), 'cuckoo': Tally()}
     examples = []
     tz_sql = "SET TimeZone = 'Asia/Kolkata'; " if kind == 'timestamptz' else "SET TimeZone = 'UTC'; "
     proc = subprocess.Popen([PSQL, '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', DB,
                              '-c', SESSION + tz_sql, '-c', check_query(spec)],
                             stdout=subprocess.PIPE)
-    fb, fc = filters['blocked'], filters['classic']
+    fb, fc, fk, fq = filters['blocked'], filters['classic'], filters['counting'], filters['cuckoo']
     reader = csv.reader(io.TextIOWrapper(proc.stdout, encoding='utf-8', newline=''))
     for row in reader:
-        i, tag, key, added, sb, sc = row
+        i, tag, key, added, sb, sc, sk, sq = row
         sqltype = READER_TYPE.get(tag, tag)
         try:
             # the canonical bytes a check tests (two for some keys)
             canons = bfr.probe_bytes(key, sqltype)[1]
         except Exception as e:      # a key the reader cannot take: a failure
             examples.append('%s row %s: reader cannot take %s key %r: %s' % (kind, i, tag, key, e))
-            tallies['blocked'].disagree += 1
-            tallies['classic'].disagree += 1
+            for t in tallies.values():
+                t.disagree += 1
             continue
         added = added == 't'
-        for lname, f, s in (('blocked', fb, sb), ('classic', fc, sc)):
+        for lname, f, s in (('blocked', fb, sb), ('classic', fc, sc), ('counting', fk, sk), ('cuckoo', fq, sq)):
             t = tallies[lname]
             mine = any(f.contains_canonical(c) for c in canons)
             theirs = s == 't'
@@ -372,7 +377,7 @@ def compare_validation():
         END $$""")
     bad = 0
     n = 0
-    for lname in ('blocked', 'classic'):
+    for lname in ('blocked', 'classic', 'counting'):
         good = bytearray(bfr.BloomFilter.from_hex(
             psql("SELECT bloom_add(bloom_empty(1000, 0.01, '%s'), 'x'::text)::bytea" % lname)
         ).to_bytes())
@@ -451,9 +456,10 @@ def main():
                                     % (lname, spec['kind'], t.added - t.added_true))
                     bad += 1
                 total_bad += bad
+                m, k = (f.nbuckets, f.fp_bits) if lname == 'cuckoo' else (f.nbits, f.hashes)
                 line = ('%-7s %-11s m=%-8d k=%-2d checked %6d (added %6d: %6d yes; other %6d: %6d yes)'
                         ' agree %6d, disagree %d  [%s]'
-                        % (lname, spec['kind'], f.nbits, f.hashes, t.checked, t.added, t.added_true,
+                        % (lname, spec['kind'], m, k, t.checked, t.added, t.added_true,
                            t.other, t.other_true, t.checked - t.disagree, t.disagree,
                            ' '.join('%s:%d' % kv for kv in sorted(t.tags.items()))))
                 print(line, flush=True)

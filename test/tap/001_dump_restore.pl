@@ -21,12 +21,22 @@ $node->safe_psql('postgres', q{
 		     FROM generate_series(1, 200000) i)),                      -- TOASTed
 		(5, (SELECT bloom_agg(md5(i::text)::uuid, 100000)
 		     FROM generate_series(1, 100000) i)),                      -- TOASTed
-		(6, NULL);
+		(6, NULL),
+		(7, (SELECT bloom_agg('c' || i, 50000, 0.01, 'counting')
+		     FROM generate_series(1, 50000) i) - 'c1'::text);         -- counting, TOASTed
+	CREATE TABLE cuckoos (id int PRIMARY KEY, cf cuckoofilter);
+	INSERT INTO cuckoos VALUES
+		(1, cuckoo_empty(10)),
+		(2, (SELECT cuckoo_agg('q' || i, 100000, 0.001) FROM generate_series(1, 90000) i)),
+		(3, NULL);
 });
+my $cdigest = q{SELECT string_agg(id || ':' || coalesce(md5(cf::bytea), 'null'), ',' ORDER BY id) FROM cuckoos};
+my $cexpected = $node->safe_psql('postgres', $cdigest);
+like($cexpected, qr/^1:\w+,2:\w+,3:null$/, 'source cuckoo digests');
 
 my $digest = q{SELECT string_agg(id || ':' || coalesce(md5(bf::bytea), 'null'), ',' ORDER BY id) FROM filters};
 my $expected = $node->safe_psql('postgres', $digest);
-like($expected, qr/^1:\w+,2:\w+,3:\w+,4:\w+,5:\w+,6:null$/, 'source digests');
+like($expected, qr/^1:\w+,2:\w+,3:\w+,4:\w+,5:\w+,6:null,7:\w+$/, 'source digests');
 
 my $tmp = PostgreSQL::Test::Utils::tempdir;
 
@@ -37,6 +47,7 @@ $node->safe_psql('postgres', 'CREATE DATABASE restored_plain');
 $node->command_ok([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d',
 	$node->connstr('restored_plain'), '-f', "$tmp/plain.sql" ], 'restore plain');
 is($node->safe_psql('restored_plain', $digest), $expected, 'plain dump/restore: identical values');
+is($node->safe_psql('restored_plain', $cdigest), $cexpected, 'plain dump/restore: identical cuckoo filters');
 
 # custom format, restored with pg_restore
 $node->command_ok([ 'pg_dump', '-Fc', '-d', $node->connstr('postgres'), '-f', "$tmp/custom.dump" ],
@@ -45,6 +56,7 @@ $node->safe_psql('postgres', 'CREATE DATABASE restored_custom');
 $node->command_ok([ 'pg_restore', '-d', $node->connstr('restored_custom'), "$tmp/custom.dump" ],
 	'pg_restore custom');
 is($node->safe_psql('restored_custom', $digest), $expected, 'custom dump/restore: identical values');
+is($node->safe_psql('restored_custom', $cdigest), $cexpected, 'custom dump/restore: identical cuckoo filters');
 
 # the restored filters still answer
 is($node->safe_psql('restored_custom', q{
