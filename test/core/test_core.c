@@ -961,7 +961,8 @@ test_sizing(void)
 			/* largest capacity: accepted, and one more is not */
 			t0 = clock();
 			maxcap = bf_max_capacity(layout, fprs[fi], MAX_NBITS);
-			CHECKF(elapsed_ms(t0) < 20.0, "bf_max_capacity took %.1f ms", elapsed_ms(t0));
+			/* a figure, not a check: timings depend on the machine's load */
+			printf("sizing: bf_max_capacity took %.1f ms\n", elapsed_ms(t0));
 			CHECK(maxcap > 0);
 			CHECK(bf_size_for(layout, maxcap, fprs[fi], MAX_NBITS, NULL));
 			CHECK(!bf_size_for(layout, maxcap + 1, fprs[fi], MAX_NBITS, NULL));
@@ -997,12 +998,11 @@ test_sizing(void)
 		(void) bf_size_for(layout, UINT64_MAX, 0.999, MAX_NBITS, NULL);
 		(void) bf_max_capacity(layout, 0.999, UINT64_MAX);
 		(void) bf_max_capacity(layout, 1e-15, UINT64_MAX);
-		CHECKF(elapsed_ms(t0) < 50.0, "extremes took %.1f ms", elapsed_ms(t0));
+		printf("sizing: extremes took %.1f ms\n", elapsed_ms(t0));
 		CHECK(bf_max_capacity(layout, 0.01, unit - 1) == 0);
 		CHECK(bf_max_capacity(layout, 0.0, MAX_NBITS) == 0);
 		CHECK(bf_max_capacity(layout, 1.0, MAX_NBITS) == 0);
 	}
-	CHECKF(worst < 5.0, "slowest bf_size_for took %.3f ms", worst);
 	printf("sizing: slowest bf_size_for %.3f ms\n", worst);
 
 	/* predicted rates: monotone, and the formulas at known points */
