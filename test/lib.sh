@@ -150,12 +150,18 @@ BF_SANITIZE=${BF_SANITIZE:-0}
 BF_SANITIZE_CFLAGS="-fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
 # Build and install the extension into the PostgreSQL installation.
+# Objects built for another installation (or with other flags) are removed
+# first: .build-stamp names what the objects in the tree were built for.
 bf_build_install() {
-	local jobs flags=()
+	local jobs flags=() stamp
 	jobs=$(nproc 2>/dev/null || echo 2)
+	stamp="$("$PG_CONFIG_BIN" --version) $PG_CONFIG_BIN sanitize=$BF_SANITIZE"
+	if [[ $BF_SANITIZE == 1 || $(cat "$BF_REPO/.build-stamp" 2>/dev/null) != "$stamp" ]]; then
+		make -C "$BF_REPO" clean PG_CONFIG="$PG_CONFIG_BIN" >/dev/null || return 1
+	fi
+	echo "$stamp" >"$BF_REPO/.build-stamp" || return 1
 	if [[ $BF_SANITIZE == 1 ]]; then
 		flags=("PG_CFLAGS=$BF_SANITIZE_CFLAGS" "SHLIB_LINK=-fsanitize=undefined")
-		make -C "$BF_REPO" clean PG_CONFIG="$PG_CONFIG_BIN" >/dev/null || return 1
 		bf_say "building with sanitizers: $BF_SANITIZE_CFLAGS"
 	fi
 	bf_say "building (make -j$jobs)"
