@@ -242,6 +242,8 @@ run_reader() {
 # ----------------------------------------------------------------- TAP ----
 # Perl TAP tests (PostgreSQL::Test::Cluster) start their own servers, which
 # refuse to run as root: as root, run them as postgres on a copy of the tree.
+# TESTDATADIR and TESTLOGDIR are absolute: PostgreSQL 16 and later default to
+# relative ones (tempdir() then gives paths the server cannot use for COPY).
 run_tap() {
 	local files=() f work pgxs_src perl5 regress
 	pgxs_src=$(bf_pgxs_src)
@@ -264,6 +266,7 @@ run_tap() {
 		local cmd=(env -C "$work" -u PGHOST -u PGPORT -u PGUSER -u PGDATABASE
 			PATH="$PG_BINDIR:$PATH" PERL5LIB="$perl5${PERL5LIB:+:$PERL5LIB}"
 			PG_REGRESS="$regress" TESTDIR="$work" PG_CONFIG="$PG_CONFIG_BIN"
+			TESTDATADIR="$work/tmp_check" TESTLOGDIR="$work/tmp_check/log"
 			prove --norc --nocolor --timer "$f")
 		echo "---------------- prove $f ----------------"
 		local rc=0
