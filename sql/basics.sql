@@ -91,5 +91,66 @@ SELECT bloom_empty(100, 0.01, 'linear');
 SELECT bloom_empty(10000000000, 0.01);
 SELECT bloom_empty(10000000000, 0.01, 'classic');
 SELECT bloom_empty(10, 1e-300);
+-- the rate is printed so that it reads back as the value given (not "1")
+SELECT bloom_empty(9223372036854775807, 0.9999999999999999);
+SELECT bloom_empty(9223372036854775807, 0.1);
+
+-- ordering and hashing of values: DISTINCT, GROUP BY, ORDER BY, arrays
+CREATE TABLE cmp (id int, bf bloomfilter);
+INSERT INTO cmp VALUES
+	(1, bloom_empty(10) || 'a'), (2, bloom_empty(10) || 'a'), (3, bloom_empty(10) || 'b'),
+	(4, bloom_empty(10)), (5, bloom_empty(20) || 'a'), (6, bloom_empty(10, 0.01, 'classic') || 'a'),
+	(7, NULL);
+SELECT count(DISTINCT bf) AS distinct_values, count(*) AS rows FROM cmp;
+SELECT array_agg(id ORDER BY id) AS ids FROM cmp GROUP BY bf ORDER BY min(id);
+SET enable_hashagg = off;
+SELECT array_agg(id ORDER BY id) AS ids FROM cmp GROUP BY bf ORDER BY min(id);
+RESET enable_hashagg;
+SELECT bloom_union_agg(DISTINCT bf) = (bloom_empty(10) || 'a' || 'b') AS union_distinct,
+       bloom_info(bloom_union_agg(DISTINCT bf))->>'added' AS added_once,
+       bloom_info(bloom_union_agg(bf))->>'added' AS added_all
+FROM cmp WHERE id <= 4;
+SELECT ARRAY[bloom_empty(10) || 'a'] = ARRAY[bloom_empty(10) || 'a'] AS arrays_equal,
+       ARRAY[bloom_empty(10) || 'a'] = ARRAY[bloom_empty(10) || 'b'] AS arrays_differ,
+       ARRAY[bloom_empty(10)] < ARRAY[bloom_empty(10) || 'a'] AS arrays_ordered;
+-- the order: bytes of the portable format, unsigned, a prefix first
+SELECT a.id, b.id, a.bf < b.bf AS lt, a.bf <= b.bf AS le, a.bf = b.bf AS eq,
+       a.bf >= b.bf AS ge, a.bf > b.bf AS gt, bloom_cmp(a.bf, b.bf) AS cmp,
+       sign(bloom_cmp(a.bf, b.bf)) = sign(compare_bytes) AS bytewise
+FROM cmp a, cmp b,
+     LATERAL (SELECT CASE WHEN a.bf::bytea < b.bf::bytea THEN -1
+                          WHEN a.bf::bytea > b.bf::bytea THEN 1 ELSE 0 END) c(compare_bytes)
+WHERE a.id IN (1, 3, 4, 5) AND b.id IN (2, 3, 5)
+ORDER BY a.id, b.id;
+SELECT id FROM cmp ORDER BY bf, id;
+-- equal values hash alike; hash and merge joins use =
+SELECT bloom_hash(a.bf) = bloom_hash(b.bf) AS same_hash,
+       bloom_hash_extended(a.bf, 7) = bloom_hash_extended(b.bf, 7) AS same_hash64,
+       bloom_hash_extended(a.bf, 7) <> bloom_hash_extended(a.bf, 8) AS seeded
+FROM cmp a, cmp b WHERE a.id = 1 AND b.id = 2;
+SET enable_mergejoin = off; SET enable_nestloop = off;
+EXPLAIN (COSTS OFF) SELECT a.id, b.id FROM cmp a JOIN cmp b ON a.bf = b.bf AND a.id < b.id;
+SELECT a.id, b.id FROM cmp a JOIN cmp b ON a.bf = b.bf AND a.id < b.id ORDER BY 1, 2;
+RESET enable_mergejoin; SET enable_hashjoin = off;
+EXPLAIN (COSTS OFF) SELECT a.id, b.id FROM cmp a JOIN cmp b ON a.bf = b.bf AND a.id < b.id;
+SELECT a.id, b.id FROM cmp a JOIN cmp b ON a.bf = b.bf AND a.id < b.id ORDER BY 1, 2;
+RESET enable_hashjoin; RESET enable_nestloop;
+-- indexes
+CREATE INDEX cmp_btree ON cmp (bf);
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM cmp WHERE bf = (SELECT bf FROM cmp WHERE id = 3);
+SELECT id FROM cmp WHERE bf = (SELECT bf FROM cmp WHERE id = 1) ORDER BY id;
+DROP INDEX cmp_btree;
+CREATE INDEX cmp_hash ON cmp USING hash (bf);
+EXPLAIN (COSTS OFF) SELECT id FROM cmp WHERE bf = (SELECT bf FROM cmp WHERE id = 3);
+SELECT id FROM cmp WHERE bf = (SELECT bf FROM cmp WHERE id = 1) ORDER BY id;
+RESET enable_seqscan; RESET enable_bitmapscan;
+SELECT opc.opcname, am.amname, opc.opcdefault
+FROM pg_opclass opc JOIN pg_am am ON am.oid = opc.opcmethod
+WHERE opc.opcintype = 'bloomfilter'::regtype ORDER BY am.amname;
+SELECT oprname, oprcanhash, oprcanmerge FROM pg_operator
+WHERE oprleft = 'bloomfilter'::regtype AND oprright = 'bloomfilter'::regtype
+  AND oprname IN ('=', '<', '<=', '>', '>=', '<>') ORDER BY oprname;
+DROP TABLE cmp;
 
 DROP TABLE f;

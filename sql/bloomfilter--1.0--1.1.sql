@@ -1,6 +1,264 @@
 -- bloomfilter 1.0 -> 1.1
 \echo Use "ALTER EXTENSION bloomfilter UPDATE TO '1.1'" to load this file. \quit
 
+
+--
+-- 1.0's text overloads of bloom_add, bloom_contains, bloom_contained and their
+-- operators made a citext key (implicitly cast to text) compare
+-- case-sensitively; the bloom_literal overloads below replace them.  Views
+-- and other objects that use them (a string literal key in 1.0, such as
+-- bf @> 'alice') stop this update with an error naming them: drop them
+-- before the update and create them again after it.
+--
+DO $$
+DECLARE
+	users text;
+BEGIN
+	SELECT pg_catalog.string_agg(DISTINCT pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid), ', ')
+	  INTO users
+	  FROM pg_catalog.pg_depend d
+	 WHERE d.deptype = 'n'
+	   AND ((d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass
+			 AND d.refobjid IN ('bloom_add(bloomfilter, text)'::pg_catalog.regprocedure,
+								'bloom_contains(bloomfilter, text)'::pg_catalog.regprocedure,
+								'bloom_contained(text, bloomfilter)'::pg_catalog.regprocedure,
+								'bloom_shared_contains(text, text)'::pg_catalog.regprocedure,
+								'bloom_shared_contains(text, anyelement)'::pg_catalog.regprocedure,
+								'bloom_shared_add(text, text)'::pg_catalog.regprocedure,
+								'bloom_shared_add(text, anyelement)'::pg_catalog.regprocedure))
+		 OR (d.refclassid = 'pg_catalog.pg_operator'::pg_catalog.regclass
+			 AND d.refobjid IN ('||(bloomfilter, text)'::pg_catalog.regoperator,
+								'@>(bloomfilter, text)'::pg_catalog.regoperator,
+								'<@(text, bloomfilter)'::pg_catalog.regoperator)))
+	   -- the operators' own dependencies on their functions
+	   AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend e
+					   WHERE e.classid = d.classid AND e.objid = d.objid AND e.deptype = 'e');
+	IF users IS NOT NULL THEN
+		RAISE EXCEPTION 'cannot update bloomfilter to 1.1 while other objects use its text variants of bloom_add, bloom_contains, bloom_contained, ||, @> or <@, or bloom_shared_contains or bloom_shared_add'
+			USING ERRCODE = 'dependent_objects_still_exist',
+				  DETAIL = 'Used by: ' || users || '.',
+				  HINT = 'Drop those objects, update, and create them again: their keys then take the variants of 1.1.';
+	END IF;
+END $$;
+
+DROP OPERATOR || (bloomfilter, text);
+DROP OPERATOR @> (bloomfilter, text);
+DROP OPERATOR <@ (text, bloomfilter);
+DROP FUNCTION bloom_add(bloomfilter, text);
+DROP FUNCTION bloom_contains(bloomfilter, text);
+DROP FUNCTION bloom_contained(text, bloomfilter);
+
+--
+-- String literals and text keys (since 1.1).  A bare string literal
+-- ('alice') has no type of its own, so it cannot resolve an anyelement
+-- argument: these overloads take it, an untyped parameter and a text value
+-- as a text key.  Their type, bloom_literal, is the preferred type of the
+-- string category, so a literal and a text value choose these overloads over
+-- anyelement (and over the built-in anynonarray || text); it has one cast,
+-- the implicit binary one from text.  PostgreSQL never chains two implicit
+-- casts, so a value of another type with an implicit cast to text, such as
+-- citext, cannot reach these overloads: it takes the anyelement variants and
+-- is judged by its own type ('Alice'::citext is refused, never hashed as the
+-- text 'Alice').  1.0 had text overloads here, which citext reached.
+--
+CREATE TYPE bloom_literal;
+
+CREATE FUNCTION bloom_literal_in(cstring) RETURNS bloom_literal
+	AS 'textin'
+	LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_literal_in(cstring) IS
+	'input function of bloom_literal (as text''s)';
+
+CREATE FUNCTION bloom_literal_out(bloom_literal) RETURNS cstring
+	AS 'textout'
+	LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_literal_out(bloom_literal) IS
+	'output function of bloom_literal (as text''s)';
+
+CREATE FUNCTION bloom_literal_recv(internal) RETURNS bloom_literal
+	AS 'textrecv'
+	LANGUAGE internal STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_literal_recv(internal) IS
+	'binary input function of bloom_literal (as text''s)';
+
+CREATE FUNCTION bloom_literal_send(bloom_literal) RETURNS bytea
+	AS 'textsend'
+	LANGUAGE internal STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_literal_send(bloom_literal) IS
+	'binary output function of bloom_literal (as text''s)';
+
+CREATE TYPE bloom_literal (
+	INPUT = bloom_literal_in,
+	OUTPUT = bloom_literal_out,
+	RECEIVE = bloom_literal_recv,
+	SEND = bloom_literal_send,
+	LIKE = text,
+	CATEGORY = 'S',
+	PREFERRED = true,
+	COLLATABLE = true
+);
+COMMENT ON TYPE bloom_literal IS
+	'a string literal or text value given as a bloomfilter key (a text key); only literals, untyped parameters and text become one';
+
+CREATE CAST (text AS bloom_literal) WITHOUT FUNCTION AS IMPLICIT;
+COMMENT ON CAST (text AS bloom_literal) IS
+	'a text value as a bloomfilter key (the only cast to bloom_literal: citext and other types do not reach it)';
+
+CREATE FUNCTION bloom_add(bloomfilter, bloom_literal) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloom_add_literal'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_add(bloomfilter, bloom_literal) IS
+	'the filter with the string literal added as a text key (a NULL key leaves it unchanged)';
+
+CREATE FUNCTION bloom_contains(bloomfilter, bloom_literal) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_contains_literal'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains(bloomfilter, bloom_literal) IS
+	'false if the string literal (a text key) was definitely never added, true if it may have been';
+
+CREATE FUNCTION bloom_contained(bloom_literal, bloomfilter) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_contained_literal'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contained(bloom_literal, bloomfilter) IS
+	'bloom_contains with the arguments swapped (the <@ operator)';
+
+CREATE OPERATOR || (
+	LEFTARG = bloomfilter, RIGHTARG = bloom_literal,
+	FUNCTION = bloom_add
+);
+COMMENT ON OPERATOR || (bloomfilter, bloom_literal) IS 'add a string literal as a text key (bloom_add)';
+
+CREATE OPERATOR @> (
+	LEFTARG = bloomfilter, RIGHTARG = bloom_literal,
+	FUNCTION = bloom_contains,
+	COMMUTATOR = <@,
+	RESTRICT = contsel, JOIN = contjoinsel
+);
+COMMENT ON OPERATOR @> (bloomfilter, bloom_literal) IS 'may contain the string literal (bloom_contains)';
+
+CREATE OPERATOR <@ (
+	LEFTARG = bloom_literal, RIGHTARG = bloomfilter,
+	FUNCTION = bloom_contained,
+	COMMUTATOR = @>,
+	RESTRICT = contsel, JOIN = contjoinsel
+);
+COMMENT ON OPERATOR <@ (bloom_literal, bloomfilter) IS 'string literal may be in the filter (bloom_contained)';
+
+--
+-- Ordering and hashing of values (since 1.1), for DISTINCT, GROUP BY,
+-- ORDER BY, = on arrays of filters, hash and merge joins, indexes and hash
+-- partitions.  The order is that of the bytes of the portable format (the
+-- value as stored), unsigned, a prefix first; equal exactly when = is true
+-- (byte identity).  The hash is PostgreSQL's hash of those bytes.
+--
+CREATE FUNCTION bloom_lt(bloomfilter, bloomfilter) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_lt'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION bloom_lt(bloomfilter, bloomfilter) IS
+	'true if the first value sorts before the second (bytewise order of the portable format)';
+
+CREATE FUNCTION bloom_le(bloomfilter, bloomfilter) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_le'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION bloom_le(bloomfilter, bloomfilter) IS
+	'true if the first value sorts before the second or is identical to it';
+
+CREATE FUNCTION bloom_gt(bloomfilter, bloomfilter) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_gt'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION bloom_gt(bloomfilter, bloomfilter) IS
+	'true if the first value sorts after the second (bytewise order of the portable format)';
+
+CREATE FUNCTION bloom_ge(bloomfilter, bloomfilter) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_ge'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION bloom_ge(bloomfilter, bloomfilter) IS
+	'true if the first value sorts after the second or is identical to it';
+
+CREATE FUNCTION bloom_cmp(bloomfilter, bloomfilter) RETURNS integer
+	AS 'MODULE_PATHNAME', 'bloom_cmp'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION bloom_cmp(bloomfilter, bloomfilter) IS
+	'-1, 0 or 1 as the first value sorts before, with or after the second (btree support function)';
+
+CREATE FUNCTION bloom_hash(bloomfilter) RETURNS integer
+	AS 'MODULE_PATHNAME', 'bloom_hash'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION bloom_hash(bloomfilter) IS
+	'a hash of the value''s bytes (hash support function; not stable across PostgreSQL versions)';
+
+CREATE FUNCTION bloom_hash_extended(bloomfilter, bigint) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'bloom_hash_extended'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION bloom_hash_extended(bloomfilter, bigint) IS
+	'a seeded 64-bit hash of the value''s bytes (hash support function)';
+
+CREATE OPERATOR < (
+	LEFTARG = bloomfilter, RIGHTARG = bloomfilter,
+	FUNCTION = bloom_lt,
+	COMMUTATOR = >, NEGATOR = >=,
+	RESTRICT = scalarltsel, JOIN = scalarltjoinsel
+);
+COMMENT ON OPERATOR < (bloomfilter, bloomfilter) IS 'sorts before (bloom_lt)';
+
+CREATE OPERATOR <= (
+	LEFTARG = bloomfilter, RIGHTARG = bloomfilter,
+	FUNCTION = bloom_le,
+	COMMUTATOR = >=, NEGATOR = >,
+	RESTRICT = scalarlesel, JOIN = scalarlejoinsel
+);
+COMMENT ON OPERATOR <= (bloomfilter, bloomfilter) IS 'sorts before or is identical (bloom_le)';
+
+CREATE OPERATOR > (
+	LEFTARG = bloomfilter, RIGHTARG = bloomfilter,
+	FUNCTION = bloom_gt,
+	COMMUTATOR = <, NEGATOR = <=,
+	RESTRICT = scalargtsel, JOIN = scalargtjoinsel
+);
+COMMENT ON OPERATOR > (bloomfilter, bloomfilter) IS 'sorts after (bloom_gt)';
+
+CREATE OPERATOR >= (
+	LEFTARG = bloomfilter, RIGHTARG = bloomfilter,
+	FUNCTION = bloom_ge,
+	COMMUTATOR = <=, NEGATOR = <,
+	RESTRICT = scalargesel, JOIN = scalargejoinsel
+);
+COMMENT ON OPERATOR >= (bloomfilter, bloomfilter) IS 'sorts after or is identical (bloom_ge)';
+
+CREATE OPERATOR CLASS bloomfilter_ops
+	DEFAULT FOR TYPE bloomfilter USING btree AS
+		OPERATOR 1 <,
+		OPERATOR 2 <=,
+		OPERATOR 3 =,
+		OPERATOR 4 >=,
+		OPERATOR 5 >,
+		FUNCTION 1 bloom_cmp(bloomfilter, bloomfilter);
+COMMENT ON OPERATOR CLASS bloomfilter_ops USING btree IS
+	'bytewise order of the portable format; = is byte identity';
+COMMENT ON OPERATOR FAMILY bloomfilter_ops USING btree IS
+	'the family of the btree operator class bloomfilter_ops';
+
+CREATE OPERATOR CLASS bloomfilter_ops
+	DEFAULT FOR TYPE bloomfilter USING hash AS
+		OPERATOR 1 =,
+		FUNCTION 1 bloom_hash(bloomfilter),
+		FUNCTION 2 bloom_hash_extended(bloomfilter, bigint);
+COMMENT ON OPERATOR CLASS bloomfilter_ops USING hash IS
+	'hash of the value''s bytes; = is byte identity';
+COMMENT ON OPERATOR FAMILY bloomfilter_ops USING hash IS
+	'the family of the hash operator class bloomfilter_ops';
+
+--
+-- = (byte identity) is hashable and mergeable now that the operator classes
+-- above exist; CREATE OPERATOR = in the install script says HASHES, MERGES.
+-- (ALTER OPERATOR can set these only from PostgreSQL 17 on.)
+--
+UPDATE pg_catalog.pg_operator
+   SET oprcanhash = true, oprcanmerge = true
+ WHERE oprname = '='
+   AND oprleft = 'bloomfilter'::pg_catalog.regtype
+   AND oprright = 'bloomfilter'::pg_catalog.regtype;
+
 --
 -- Shared filters: a definition names its table by OID (regclass), so renames
 -- of the table or its schema need no chasing; the view shows why a build
@@ -72,3 +330,21 @@ CREATE EVENT TRIGGER bloom_shared_ddl_command_end ON ddl_command_end
 	WHEN TAG IN ('ALTER TABLE', 'CREATE TABLE', 'CREATE TRIGGER', 'ALTER TRIGGER')
 	EXECUTE FUNCTION bloom_shared_ddl();
 ALTER EVENT TRIGGER bloom_shared_ddl_command_end ENABLE ALWAYS;
+
+-- one signature per function: anycompatible keeps a value's own type (a
+-- char(n) value used to reach the text overload with its trailing blanks
+-- removed), and still reads a string literal as text
+DROP FUNCTION bloom_shared_contains(text, anyelement);
+DROP FUNCTION bloom_shared_contains(text, text);
+DROP FUNCTION bloom_shared_add(text, anyelement);
+DROP FUNCTION bloom_shared_add(text, text);
+CREATE FUNCTION bloom_shared_contains(name text, key anycompatible) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_shared_contains'
+	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION bloom_shared_contains(text, anycompatible) IS
+	'false if no committed row holds the key (agreeing with WHERE column = key); true ("maybe") otherwise, and whenever the filter is not ready; needs SELECT on the column';
+CREATE FUNCTION bloom_shared_add(name text, key anycompatible) RETURNS void
+	AS 'MODULE_PATHNAME', 'bloom_shared_add'
+	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+COMMENT ON FUNCTION bloom_shared_add(text, anycompatible) IS
+	'add a key to a loaded shared filter (table owner only); lost at the next rebuild unless the key is in the table';

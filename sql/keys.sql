@@ -82,6 +82,82 @@ SELECT bloom_agg(x COLLATE case_insensitive, 10) FROM (VALUES ('a')) v(x);
 -- normalized and with COLLATE "C" it is accepted
 SELECT (bloom_empty(10) || lower('A' COLLATE case_insensitive) COLLATE "C") @> 'a'::text AS normalized;
 
+-- Keys agree with PostgreSQL's =: whenever k1 = k2 is true, a filter holding
+-- k1 answers "maybe" for k2, or the combination is an error.
+
+-- citext compares case-insensitively: refused however it reaches a filter
+-- (its implicit cast to text never picks a text variant), domains included
+CREATE EXTENSION IF NOT EXISTS citext;
+SELECT 'Alice'::citext = 'ALICE'::citext AS citext_equal;
+SELECT bloom_add(bloom_empty(100), 'Alice'::citext);
+SELECT bloom_empty(100) || 'Alice'::citext;
+SELECT bloom_empty(100) @> 'Alice'::citext;
+SELECT 'Alice'::citext <@ bloom_empty(100);
+SELECT bloom_contains(bloom_empty(100) || 'alice', 'Alice'::citext);
+SELECT bloom_contained('Alice'::citext, bloom_empty(100) || 'alice');
+SELECT bloom_add_all(bloom_empty(100), ARRAY['Alice'::citext]);
+SELECT bloom_agg(x, 10, 0.01) FROM (VALUES ('Alice'::citext)) v(x);
+CREATE DOMAIN ci_name AS citext;
+SELECT bloom_empty(100) || 'Alice'::ci_name;
+CREATE TABLE ci (name citext);
+INSERT INTO ci VALUES ('Alice');
+SELECT (bloom_empty(100) || 'alice') @> name FROM ci;
+-- the ways out the hint gives: exact, or case-insensitive by lower()
+SELECT (bloom_empty(100) || 'Alice'::citext::text) @> 'Alice'::citext::text AS exact,
+       (bloom_empty(100) || lower('Alice'::citext::text)) @> lower('ALICE'::citext::text) AS folded;
+DROP TABLE ci;
+DROP DOMAIN ci_name;
+
+-- string literals, untyped parameters and text values are text keys
+SELECT (bloom_empty(100) || 'alice') @> 'alice'::text AS literal_is_text,
+       (bloom_empty(100) || 'alice'::text) @> 'alice' AS text_finds_literal,
+       'alice' <@ (bloom_empty(100) || 'alice'::varchar) AS contained,
+       bloom_contains(bloom_empty(100) || 'alice'::name, 'alice') AS fn;
+PREPARE untyped AS SELECT (bloom_empty(100) || $1) @> $2;
+EXECUTE untyped('alice', 'alice');
+DEALLOCATE untyped;
+SELECT pg_typeof(x) FROM (SELECT 'alice'::bloom_literal) v(x);
+
+-- int2/int4 = oid reads the integer's 32 bits as an oid: -1 = 4294967295
+SELECT (-1)::int4 = 4294967295::oid AS i4_eq_oid, (-1)::int2 = 4294967295::oid AS i2_eq_oid;
+SELECT (bloom_empty(100) || (-1)::int4) @> 4294967295::oid AS oid_finds_int4,
+       (bloom_empty(100) || 4294967295::oid) @> (-1)::int4 AS int4_finds_oid,
+       (bloom_empty(100) || 4294967295::oid) @> (-1)::int2 AS int2_finds_oid,
+       (bloom_empty(100) || (-2147483648)::int4) @> 2147483648::oid AS int4_min,
+       bloom_contains_all(bloom_empty(100) || (-7)::int2, ARRAY[4294967289::oid]) AS batch;
+-- and still: the oid 4294967295 is the bigint 4294967295, not -1
+SELECT (bloom_empty(100) || 4294967295::int8) @> 4294967295::oid AS oid_finds_int8,
+       bloom_info(bloom_empty(100) || 4294967295::oid)->>'key_kind' AS kind;
+
+-- varchar = char(n) ignores trailing blanks; varchar = text does not
+SELECT 'ab '::varchar = 'ab'::char(3) AS vc_eq_bpchar, 'ab '::varchar = 'ab'::text AS vc_eq_text;
+SELECT (bloom_empty(100) || 'ab '::varchar) @> 'ab'::char(3) AS bpchar_finds_varchar,
+       (bloom_empty(100) || 'ab'::char(3)) @> 'ab '::varchar AS varchar_finds_bpchar,
+       (bloom_empty(100) || 'ab'::char(3)) @> 'ab   '::varchar AS more_blanks,
+       (bloom_empty(100) || 'ab '::varchar) @> 'ab '::text AS text_finds_varchar,
+       (bloom_empty(100) || 'ab '::text) @> 'ab '::varchar AS varchar_finds_text,
+       (bloom_empty(100) || 'ab '::varchar) @> 'ab '::name AS name_finds_varchar,
+       bloom_maybe(bloom_empty(100) || 'ab'::char(3), ARRAY['ab '::varchar, 'x '::varchar]) AS maybe;
+-- a varchar key is added without its trailing blanks (as a char(n) key)
+SELECT bloom_empty(100) || 'ab '::varchar = bloom_empty(100) || 'ab'::char(3) AS same_bits;
+-- a key stored with its blank (a text key; varchar keys were so in 1.0) is
+-- found by varchar and text checks of it
+SELECT bf @> 'ab '::varchar AS old_varchar, bf @> 'ab '::text AS old_text
+FROM (SELECT bloom_empty(100) || 'ab '::text AS bf) AS built_as_10;
+
+-- "char" is a text key: its text form, as its implicit cast to text gives
+SELECT (bloom_empty(100) || 'x'::"char") @> 'x' AS char_finds_literal,
+       (bloom_empty(100) || 'x'::text) @> 'x'::"char" AS text_finds_char,
+       bloom_info(bloom_empty(100) || 'x'::"char")->>'key_kind' AS kind;
+
+-- numbers, dates and times of different kinds are equal under = but never
+-- mix: an error, never a silent "no"
+SELECT 1::int4 = 1.0::numeric AS int_eq_numeric, '2024-01-01'::date = '2024-01-01'::timestamp AS date_eq_ts;
+SELECT (bloom_empty(100) || 1::int4) @> 1.0::numeric;
+SELECT (bloom_empty(100) || 1.0::float8) @> 1::int4;
+SELECT (bloom_empty(100) || '2024-01-01'::date) @> '2024-01-01'::timestamp;
+SELECT (bloom_empty(100) || 42) @> '42';
+
 DROP TABLE k;
 DROP DOMAIN username;
 DROP COLLATION case_insensitive;

@@ -10,7 +10,8 @@
  *	kind		types					canonical bytes
  *	integer		int2, int4, int8, oid	the value as int64, little-endian
  *	text		text, varchar, bpchar,	the bytes in the database encoding
- *				name					(bpchar without trailing blanks)
+ *				name, "char"			(bpchar and varchar without trailing
+ *										blanks; "char" as its text form)
  *	bytea		bytea					the bytes
  *	uuid		uuid					the 16 bytes
  *	boolean		bool					one byte, 0 or 1
@@ -23,6 +24,25 @@
  *	timestamptz	timestamptz				microseconds since 2000-01-01 UTC, int64 LE
  *
  * Domains use their base type.
+ *
+ * The rule these forms keep: whenever k1 = k2 is true as PostgreSQL resolves
+ * it, a filter holding k1 answers "maybe" for k2, or the combination is an
+ * error.  Keys of different kinds never mix (an error).  Within a kind, two
+ * of PostgreSQL's equalities identify keys whose canonical bytes differ, and
+ * a check tests both forms (bf_key_probe_hashes):
+ *
+ *	- int2 or int4 = oid compares the integer as an oid, its 32 bits read
+ *	  unsigned: (-1)::int4 = 4294967295::oid.  A negative int2/int4 key also
+ *	  tests the oid it equals, an oid above 2^31 - 1 the negative integer.
+ *	- varchar = char(n) compares as char(n), ignoring trailing blanks, while
+ *	  varchar = text compares every byte.  varchar keys are therefore added
+ *	  without trailing blanks (as char(n) keys are), and a check of a text,
+ *	  varchar, name or "char" key that ends in blanks tests the string with
+ *	  and without them.  (Filters built by version 1.0 hold varchar keys with
+ *	  their blanks: checks of the same key still find them.)
+ *
+ * Types with an equality of their own that bytes cannot follow (citext,
+ * nondeterministic collations) are refused.
  */
 #include "postgres.h"
 
@@ -30,6 +50,7 @@
 
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
+#include "parser/parse_coerce.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/lsyscache.h"
@@ -54,6 +75,7 @@ key_kind_of_type(Oid basetype)
 		case VARCHAROID:
 		case BPCHAROID:
 		case NAMEOID:
+		case CHAROID:
 			return BF_KEY_TEXT;
 		case BYTEAOID:
 			return BF_KEY_BYTEA;
@@ -90,11 +112,26 @@ bf_key_type_init(BfKeyType *kt, Oid typid, Oid collation, Oid filter_typid)
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("a bloomfilter cannot be a key of another bloomfilter"),
 					 errhint("To combine two filters use bloom_union() (operator |) or bloom_intersect() (operator &).")));
+		if (TypeCategory(basetype) == TYPCATEGORY_STRING)
+		{
+			/*
+			 * A string type of its own (citext, for one) has an equality that
+			 * the bytes of its text form need not follow: 'Alice'::citext =
+			 * 'ALICE'::citext.
+			 */
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("keys of type %s are not supported by bloomfilter",
+							format_type_be(typid)),
+					 errdetail("Values of type %s can be equal with different bytes (as citext compares case-insensitively), so a filter could answer \"no\" for a key it holds.",
+							   format_type_be(basetype)),
+					 errhint("Cast the key to text the same way when adding and when checking: key::text compares it exactly, lower(key::text) ignores case.")));
+		}
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("keys of type %s are not supported by bloomfilter",
 						format_type_be(typid)),
-				 errdetail("Supported key types: smallint, integer, bigint, oid, text, varchar, char, name, bytea, uuid, boolean, real, double precision, numeric, date, timestamp, timestamptz."),
+				 errdetail("Supported key types: smallint, integer, bigint, oid, text, varchar, char, name, \"char\", bytea, uuid, boolean, real, double precision, numeric, date, timestamp, timestamptz."),
 				 errhint("Cast the key to text (key::text), and use the same cast when adding and when checking.")));
 	}
 
@@ -162,6 +199,20 @@ hash_bpchar(Datum key, int layout)
 	return h;
 }
 
+/*
+ * "char": the bytes of its text form, what the implicit cast to text gives
+ * (a string literal compared with it, or a text key, meets it as text).
+ */
+static BfHash
+hash_char(Datum key, int layout)
+{
+	text	   *t = DatumGetTextPP(DirectFunctionCall1(char_text, key));
+	BfHash		h = bf_hash_bytes(layout, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+
+	pfree(t);
+	return h;
+}
+
 static BfHash
 hash_float(double d, int layout)
 {
@@ -213,11 +264,13 @@ bf_key_hash(const BfKeyType *kt, Datum key, int layout)
 		case OIDOID:
 			return bf_hash_int64(layout, (int64) DatumGetObjectId(key));
 		case TEXTOID:
-		case VARCHAROID:
 		case BYTEAOID:
 			return hash_varlena(key, layout);
+		case VARCHAROID:
 		case BPCHAROID:
 			return hash_bpchar(key, layout);
+		case CHAROID:
+			return hash_char(key, layout);
 		case NAMEOID:
 			{
 				const char *s = NameStr(*DatumGetName(key));
@@ -248,6 +301,109 @@ bf_key_hash(const BfKeyType *kt, Datum key, int layout)
 			elog(ERROR, "unexpected bloomfilter key type %u", kt->basetype);
 	}
 	pg_unreachable();
+}
+
+/*
+ * The string bytes of a text-kind key that is not bpchar (text, varchar,
+ * name, "char"), as they are, trailing blanks included.  *to_free is set to
+ * what the caller must pfree (or NULL).
+ */
+static void
+string_key_bytes(const BfKeyType *kt, Datum key, const char **s, size_t *len,
+				 void **to_free)
+{
+	*to_free = NULL;
+	switch (kt->basetype)
+	{
+		case NAMEOID:
+			*s = NameStr(*DatumGetName(key));
+			*len = strnlen(*s, NAMEDATALEN);
+			break;
+		case CHAROID:
+			{
+				text	   *t = DatumGetTextPP(DirectFunctionCall1(char_text, key));
+
+				*s = VARDATA_ANY(t);
+				*len = VARSIZE_ANY_EXHDR(t);
+				*to_free = t;
+				break;
+			}
+		default:				/* text, varchar */
+			{
+				struct varlena *v = (struct varlena *) DatumGetPointer(key);
+				struct varlena *d = pg_detoast_datum_packed(v);
+
+				*s = VARDATA_ANY(d);
+				*len = VARSIZE_ANY_EXHDR(d);
+				if (d != v)
+					*to_free = d;
+				break;
+			}
+	}
+}
+
+int
+bf_key_probe_hashes(const BfKeyType *kt, Datum key, int layout, BfHash *hashes)
+{
+	switch (kt->basetype)
+	{
+		case INT2OID:
+		case INT4OID:
+			{
+				int32		v = kt->basetype == INT2OID ?
+					(int32) DatumGetInt16(key) : DatumGetInt32(key);
+
+				hashes[0] = bf_hash_int64(layout, (int64) v);
+				if (v >= 0)
+					return 1;
+				/* = oid reads the 32 bits unsigned: -1 = 4294967295 */
+				hashes[1] = bf_hash_int64(layout, (int64) (uint32) v);
+				return 2;
+			}
+		case OIDOID:
+			{
+				Oid			o = DatumGetObjectId(key);
+
+				hashes[0] = bf_hash_int64(layout, (int64) o);
+				if (o <= (Oid) PG_INT32_MAX)
+					return 1;
+				/* the int4 (or int2) whose bits it has: 4294967295 = -1 */
+				hashes[1] = bf_hash_int64(layout, (int64) (int32) o);
+				return 2;
+			}
+		case TEXTOID:
+		case VARCHAROID:
+		case NAMEOID:
+		case CHAROID:
+			{
+				const char *s;
+				size_t		len;
+				size_t		trimmed;
+				void	   *to_free;
+				int			n = 1;
+
+				string_key_bytes(kt, key, &s, &len, &to_free);
+				trimmed = len;
+				while (trimmed > 0 && s[trimmed - 1] == ' ')
+					trimmed--;
+
+				/*
+				 * The string as it is (text, name and "char" keys are added
+				 * so, and varchar keys were by version 1.0) and, if it ends
+				 * in blanks, without them (bpchar and varchar keys are added
+				 * so): varchar = char(n) ignores trailing blanks.
+				 */
+				hashes[0] = bf_hash_bytes(layout, s, len);
+				if (trimmed != len)
+					hashes[n++] = bf_hash_bytes(layout, s, trimmed);
+				if (to_free != NULL)
+					pfree(to_free);
+				return n;
+			}
+		default:
+			hashes[0] = bf_key_hash(kt, key, layout);
+			return 1;
+	}
 }
 
 void

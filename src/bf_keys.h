@@ -40,8 +40,23 @@ extern void bf_key_type_init(BfKeyType *kt, Oid typid, Oid collation,
  */
 extern bool bf_key_type_usable(Oid typid, Oid collation);
 
-/* Hash a (non-NULL) key of that type for a filter of the given layout. */
+/*
+ * Hash a (non-NULL) key of that type for a filter of the given layout: the
+ * hash to set when adding it.
+ */
 extern BfHash bf_key_hash(const BfKeyType *kt, Datum key, int layout);
+
+/* The most hashes bf_key_probe_hashes gives for one key. */
+#define BF_KEY_MAX_PROBES	2
+
+/*
+ * The hashes to test when checking a (non-NULL) key: the filter may hold it
+ * ("maybe") if all the bits of any one of them are set.  Usually just
+ * bf_key_hash; two where PostgreSQL's = makes the key equal to a key of
+ * other canonical bytes (see bf_keys.c).  Returns how many (1 or 2).
+ */
+extern int	bf_key_probe_hashes(const BfKeyType *kt, Datum key, int layout,
+								BfHash *hashes);
 
 /*
  * Check that keys of this type may be added to or checked against a filter

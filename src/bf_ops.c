@@ -7,6 +7,7 @@
 
 #include "access/detoast.h"
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
 #include "lib/stringinfo.h"
 #include "utils/array.h"
 #include "utils/arrayaccess.h"
@@ -22,9 +23,12 @@
 
 PG_FUNCTION_INFO_V1(bloom_empty);
 PG_FUNCTION_INFO_V1(bloom_add);
+PG_FUNCTION_INFO_V1(bloom_add_literal);
 PG_FUNCTION_INFO_V1(bloom_add_all);
 PG_FUNCTION_INFO_V1(bloom_contains);
 PG_FUNCTION_INFO_V1(bloom_contained);
+PG_FUNCTION_INFO_V1(bloom_contains_literal);
+PG_FUNCTION_INFO_V1(bloom_contained_literal);
 PG_FUNCTION_INFO_V1(bloom_contains_all);
 PG_FUNCTION_INFO_V1(bloom_contains_any);
 PG_FUNCTION_INFO_V1(bloom_maybe);
@@ -32,6 +36,13 @@ PG_FUNCTION_INFO_V1(bloom_union);
 PG_FUNCTION_INFO_V1(bloom_intersect);
 PG_FUNCTION_INFO_V1(bloom_eq);
 PG_FUNCTION_INFO_V1(bloom_ne);
+PG_FUNCTION_INFO_V1(bloom_lt);
+PG_FUNCTION_INFO_V1(bloom_le);
+PG_FUNCTION_INFO_V1(bloom_gt);
+PG_FUNCTION_INFO_V1(bloom_ge);
+PG_FUNCTION_INFO_V1(bloom_cmp);
+PG_FUNCTION_INFO_V1(bloom_hash);
+PG_FUNCTION_INFO_V1(bloom_hash_extended);
 PG_FUNCTION_INFO_V1(bloom_info);
 PG_FUNCTION_INFO_V1(bloom_cardinality);
 PG_FUNCTION_INFO_V1(bloom_fpr);
@@ -84,14 +95,27 @@ add_array(FunctionCallInfo fcinfo, BfCallSite *site, BfAdd *a,
 }
 
 /*
+ * The key type of argument key_argno: its declared type at this call, or,
+ * for the bloom_literal overloads (literal true), text.
+ */
+static inline const BfKeyType *
+key_type(FunctionCallInfo fcinfo, BfCallSite *site, int key_argno,
+		 int filter_argno, bool literal)
+{
+	if (literal)
+		return bf_call_site_key(fcinfo, site, TEXTOID, filter_argno);
+	return bf_call_site_arg_key(fcinfo, site, key_argno, filter_argno);
+}
+
+/*
  * bloom_add(bloomfilter, anyelement): the filter with the key added.  A NULL
  * key leaves the filter unchanged; a NULL filter gives NULL.
  *
  * In PL/pgSQL, "f := bloom_add(f, k)" and "f := f || k" add in place: see
  * bf_expanded.c.
  */
-Datum
-bloom_add(PG_FUNCTION_ARGS)
+static Datum
+add_key(FunctionCallInfo fcinfo, bool literal)
 {
 	const BfKeyType *kt;
 	BfAdd		a;
@@ -107,12 +131,33 @@ bloom_add(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(bf_add_end(&a));
 	}
 
-	kt = bf_call_site_arg_key(fcinfo, bf_call_site(fcinfo), 1, 0);
+	kt = key_type(fcinfo, bf_call_site(fcinfo), 1, 0, literal);
 	bf_add_begin(fcinfo, 0, &a);
 	bf_key_check_kind(a.v.hdr.key_kind, kt);
 	bf_add_key(&a, bf_key_hash(kt, PG_GETARG_DATUM(1), a.v.hdr.layout));
 	bf_add_note_added(&a, kt->kind, 1);
 	PG_RETURN_DATUM(bf_add_end(&a));
+}
+
+Datum
+bloom_add(PG_FUNCTION_ARGS)
+{
+	return add_key(fcinfo, false);
+}
+
+/*
+ * bloom_add(bloomfilter, bloom_literal), operator ||: a string literal, an
+ * untyped parameter or a text value, added as text.  bloom_literal has one
+ * cast, from text, and PostgreSQL never chains implicit casts: a value of
+ * another type with an implicit cast to text (citext) cannot reach this
+ * variant, takes the anyelement one and is judged by its own type.  (A
+ * function cannot tell that its text argument was a citext: the planner folds
+ * 'Alice'::citext into a text constant before the call.)
+ */
+Datum
+bloom_add_literal(PG_FUNCTION_ARGS)
+{
+	return add_key(fcinfo, true);
 }
 
 /*
@@ -137,33 +182,56 @@ bloom_add_all(PG_FUNCTION_ARGS)
 
 /* Test one key against the filter argument, through the call-site cache. */
 static bool
-contains_key(FunctionCallInfo fcinfo, int filter_argno, int key_argno)
+contains_key(FunctionCallInfo fcinfo, int filter_argno, int key_argno,
+			 bool literal)
 {
 	BfCallSite *site = bf_call_site(fcinfo);
 	const BfKeyType *kt;
 	BfProbe		p;
+	BfHash		hashes[BF_KEY_MAX_PROBES];
+	int			n;
 
-	kt = bf_call_site_arg_key(fcinfo, site, key_argno, filter_argno);
+	kt = key_type(fcinfo, site, key_argno, filter_argno, literal);
 	bf_call_site_probe(fcinfo, site, filter_argno, 1, &p);
 	if (p.hdr->key_kind == BF_KEY_NONE)
 		return false;			/* no key was ever added */
 	bf_key_check_kind(p.hdr->key_kind, kt);
-	return bf_probe_test(&p, bf_key_hash(kt, PG_GETARG_DATUM(key_argno),
-										 p.hdr->layout));
+	n = bf_key_probe_hashes(kt, PG_GETARG_DATUM(key_argno), p.hdr->layout,
+							hashes);
+	for (int i = 0; i < n; i++)
+	{
+		if (bf_probe_test(&p, hashes[i]))
+			return true;
+	}
+	return false;
 }
 
 /* bloom_contains(bloomfilter, anyelement), operator @> */
 Datum
 bloom_contains(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(contains_key(fcinfo, 0, 1));
+	PG_RETURN_BOOL(contains_key(fcinfo, 0, 1, false));
 }
 
 /* bloom_contained(anyelement, bloomfilter), operator <@ */
 Datum
 bloom_contained(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(contains_key(fcinfo, 1, 0));
+	PG_RETURN_BOOL(contains_key(fcinfo, 1, 0, false));
+}
+
+/* bloom_contains(bloomfilter, bloom_literal), operator @>: a text key */
+Datum
+bloom_contains_literal(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_key(fcinfo, 0, 1, true));
+}
+
+/* bloom_contained(bloom_literal, bloomfilter), operator <@: a text key */
+Datum
+bloom_contained_literal(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains_key(fcinfo, 1, 0, true));
 }
 
 /*
@@ -207,25 +275,36 @@ probe_array(FunctionCallInfo fcinfo, bool stop_on_absent, bool stop_on_present,
 	{
 		Datum		elems[PROBE_BATCH];
 		bool		nulls[PROBE_BATCH];
-		BfHash		hashes[PROBE_BATCH];
+		BfHash		hashes[PROBE_BATCH][BF_KEY_MAX_PROBES];
+		int			nhashes[PROBE_BATCH];
 		int			n = Min(PROBE_BATCH, nitems - done);
 
 		for (int j = 0; j < n; j++)
 		{
 			elems[j] = array_iter_next(&iter, &nulls[j], done + j, kt->typlen,
 									   kt->typbyval, kt->typalign);
+			nhashes[j] = 0;
 			if (!nulls[j] && !empty)
 			{
-				hashes[j] = bf_key_hash(kt, elems[j], p.hdr->layout);
+				nhashes[j] = bf_key_probe_hashes(kt, elems[j], p.hdr->layout,
+												 hashes[j]);
 				if (p.bits != NULL)
-					bf_prefetch_hash(p.hdr, p.bits, hashes[j]);
+				{
+					for (int h = 0; h < nhashes[j]; h++)
+						bf_prefetch_hash(p.hdr, p.bits, hashes[j][h]);
+				}
 			}
 		}
 		for (int j = 0; j < n; j++)
 		{
+			bool		maybe = false;
+
+			for (int h = 0; h < nhashes[j] && !maybe; h++)
+				maybe = bf_probe_test(&p, hashes[j][h]);
+
 			if (nulls[j])
 				r.nulls++;
-			else if (!empty && bf_probe_test(&p, hashes[j]))
+			else if (maybe)
 			{
 				r.present++;
 				if (keep != NULL)
@@ -352,6 +431,96 @@ Datum
 bloom_ne(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(!values_equal(fcinfo));
+}
+
+/*
+ * The order of the btree operator class: the bytes of the portable format
+ * (the value as stored), compared as unsigned bytes; a value that is a
+ * prefix of another sorts first.  Equal exactly when "=" (byte identity)
+ * holds.  The header comes first, so values sort by layout, key kind, k and
+ * size before their bits.
+ */
+static int
+values_cmp(FunctionCallInfo fcinfo)
+{
+	struct varlena *a = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	struct varlena *b = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(1));
+	Size		la = VARSIZE_ANY_EXHDR(a);
+	Size		lb = VARSIZE_ANY_EXHDR(b);
+	int			c = memcmp(VARDATA_ANY(a), VARDATA_ANY(b), Min(la, lb));
+
+	if (c == 0 && la != lb)
+		c = la < lb ? -1 : 1;
+	else if (c != 0)
+		c = c < 0 ? -1 : 1;
+	PG_FREE_IF_COPY(a, 0);
+	PG_FREE_IF_COPY(b, 1);
+	return c;
+}
+
+/* bloom_cmp(bloomfilter, bloomfilter): -1, 0 or 1, the btree support function */
+Datum
+bloom_cmp(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32(values_cmp(fcinfo));
+}
+
+/* bloom_lt(bloomfilter, bloomfilter), operator < */
+Datum
+bloom_lt(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(values_cmp(fcinfo) < 0);
+}
+
+/* bloom_le(bloomfilter, bloomfilter), operator <= */
+Datum
+bloom_le(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(values_cmp(fcinfo) <= 0);
+}
+
+/* bloom_gt(bloomfilter, bloomfilter), operator > */
+Datum
+bloom_gt(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(values_cmp(fcinfo) > 0);
+}
+
+/* bloom_ge(bloomfilter, bloomfilter), operator >= */
+Datum
+bloom_ge(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(values_cmp(fcinfo) >= 0);
+}
+
+/*
+ * bloom_hash(bloomfilter): PostgreSQL's hash of the value's bytes, the hash
+ * support function (equal values have equal bytes, so equal hashes).  Not
+ * the hash of the keys, and not stable across PostgreSQL versions: for hash
+ * tables, hash indexes and partitions only.
+ */
+Datum
+bloom_hash(PG_FUNCTION_ARGS)
+{
+	struct varlena *v = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	Datum		h = hash_any((const unsigned char *) VARDATA_ANY(v),
+							 (int) VARSIZE_ANY_EXHDR(v));
+
+	PG_FREE_IF_COPY(v, 0);
+	return h;
+}
+
+/* bloom_hash_extended(bloomfilter, bigint): the seeded 64-bit variant */
+Datum
+bloom_hash_extended(PG_FUNCTION_ARGS)
+{
+	struct varlena *v = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	Datum		h = hash_any_extended((const unsigned char *) VARDATA_ANY(v),
+									  (int) VARSIZE_ANY_EXHDR(v),
+									  PG_GETARG_INT64(1));
+
+	PG_FREE_IF_COPY(v, 0);
+	return h;
 }
 
 static void

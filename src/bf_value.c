@@ -4,6 +4,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "lib/stringinfo.h"
 
 #include "bf_sizing.h"
@@ -57,6 +59,7 @@ bf_value_create(int64 capacity, double fpr, int layout, BfValue *v)
 	BfSize		size;
 	uint64		max_nbits = BF_MAX_NBITS(layout);
 	Size		total;
+	char		rate[32];		/* fpr, shortest round-trip form */
 
 	if (capacity <= 0)
 		ereport(ERROR,
@@ -64,11 +67,16 @@ bf_value_create(int64 capacity, double fpr, int layout, BfValue *v)
 				 errmsg("bloomfilter capacity must be positive, not " INT64_FORMAT,
 						capacity),
 				 errhint("Give the number of distinct keys the filter should hold.")));
+	/* shortest round trip: %g would print 0.9999999999999999 as 1 */
+	if (isfinite(fpr))
+		bf_format_double(fpr, rate, sizeof(rate));
+	else
+		snprintf(rate, sizeof(rate), "%g", fpr);
 	if (!(fpr > 0.0 && fpr < 1.0))	/* also rejects NaN */
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("bloomfilter false-positive rate must be between 0 and 1 (exclusive), not %g",
-						fpr),
+				 errmsg("bloomfilter false-positive rate must be between 0 and 1 (exclusive), not %s",
+						rate),
 				 errhint("For example 0.01 for 1%%.")));
 
 	if (!bf_size_for(layout, (uint64) capacity, fpr, max_nbits, &size))
@@ -78,14 +86,14 @@ bf_value_create(int64 capacity, double fpr, int layout, BfValue *v)
 		if (largest == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("bloomfilter false-positive rate %g is too small for a %s filter",
-							fpr, bf_layout_name(layout)),
+					 errmsg("bloomfilter false-positive rate %s is too small for a %s filter",
+							rate, bf_layout_name(layout)),
 					 errdetail("A bloomfilter value is at most 1 GB."),
 					 errhint("Use a larger false-positive rate.")));
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("bloomfilter capacity " INT64_FORMAT " is too large at false-positive rate %g",
-						capacity, fpr),
+				 errmsg("bloomfilter capacity " INT64_FORMAT " is too large at false-positive rate %s",
+						capacity, rate),
 				 errdetail("A bloomfilter value is at most 1 GB: the largest capacity of a %s filter at this rate is " UINT64_FORMAT ".",
 						   bf_layout_name(layout), largest),
 				 errhint("Use a larger false-positive rate, or split the keys over several filters.")));

@@ -49,6 +49,7 @@
 #include "bf_sizing.h"
 #include "bf_value.h"
 #include "bf_worker.h"
+#include "bf_text.h"
 
 PGDLLEXPORT void bf_worker_main(Datum arg);
 
@@ -147,6 +148,12 @@ build_exit(int code, Datum arg)
 			s->done_seq = b->seq;
 			strlcpy(s->last_error, b->error, sizeof(s->last_error));
 		}
+		else if (b->outcome == BUILD_GONE)
+		{
+			/* nothing to build until a definition names a table again */
+			s->done_seq = b->seq;
+			strlcpy(s->last_error, "the guarded table does not exist", sizeof(s->last_error));
+		}
 	}
 	LWLockRelease(bf_slot_lock(b->slot));
 	LWLockRelease(bf_registry_lock());
@@ -231,11 +238,16 @@ build_size(BuildState *b, Relation rel)
 	capacity = Max(capacity, b->want_capacity);
 	if (!bf_size_for(BF_LAYOUT_BLOCKED, (uint64) capacity, b->def.fpr,
 					 bf_shared_max_nbits(), &size))
+	{
+		char		rate[32];
+
+		bf_format_double(b->def.fpr, rate, sizeof(rate));
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-				 errmsg("shared bloom filter \"%s\" of capacity " INT64_FORMAT " at false-positive rate %g does not fit in bloomfilter.shared_memory (%d MB)",
-						b->def.name, capacity, b->def.fpr, bf_shared_memory_mb),
+				 errmsg("shared bloom filter \"%s\" of capacity " INT64_FORMAT " at false-positive rate %s does not fit in bloomfilter.shared_memory (%d MB)",
+						b->def.name, capacity, rate, bf_shared_memory_mb),
 				 errhint("Raise bloomfilter.shared_memory (needs a restart).")));
+	}
 	memset(&b->hdr, 0, sizeof(b->hdr));
 	b->hdr.version = BF_FORMAT_VERSION;
 	b->hdr.family = BF_FAMILY_BLOOM;

@@ -30,6 +30,8 @@
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/primnodes.h"
 #include "nodes/value.h"
 #include "parser/parse_coerce.h"
 #include "parser/parse_oper.h"
@@ -107,23 +109,37 @@ check_read_access(BfSharedSite *site, Oid userid)
 {
 	Oid			relid = site->def.relid;
 
-	if (pg_class_aclcheck(relid, userid, ACL_SELECT) != ACLCHECK_OK &&
-		pg_attribute_aclcheck(relid, site->attnum, userid, ACL_SELECT) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for column %s of table %s",
-						quote_identifier(NameStr(site->def.column_name)),
-						get_rel_name(relid)),
-				 errdetail("Checking shared bloom filter \"%s\" reveals whether the column holds a value.",
-						   site->name),
-				 errhint("Grant SELECT on the column (or the table) to the role.")));
-	if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("shared bloom filter \"%s\" cannot be used under row-level security of table %s",
-						site->name, get_rel_name(relid)),
-				 errdetail("The filter holds the keys of every row, including rows the policies hide from this role."),
-				 errhint("Use it from a role that bypasses row-level security on the table, such as its owner.")));
+	switch (bf_read_access(relid, site->attnum, userid))
+	{
+		case BF_READ_OK:
+			return;
+		case BF_READ_NO_USAGE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied for schema %s",
+							get_namespace_name(get_rel_namespace(relid))),
+					 errdetail("Checking shared bloom filter \"%s\" reveals whether the column holds a value.",
+							   site->name)));
+			break;
+		case BF_READ_NO_SELECT:
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied for column %s of table %s",
+							quote_identifier(NameStr(site->def.column_name)),
+							get_rel_name(relid)),
+					 errdetail("Checking shared bloom filter \"%s\" reveals whether the column holds a value.",
+							   site->name),
+					 errhint("Grant SELECT on the column (or the table) to the role.")));
+			break;
+		case BF_READ_ROW_SECURITY:
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("shared bloom filter \"%s\" cannot be used under row-level security of table %s",
+							site->name, get_rel_name(relid)),
+					 errdetail("The filter holds the keys of every row, including rows the policies hide from this role."),
+					 errhint("Use it from a role that bypasses row-level security on the table, such as its owner.")));
+			break;
+	}
 }
 
 static void
@@ -136,6 +152,21 @@ check_access(BfSharedSite *site, SiteMode mode)
 	else
 		bf_check_owner(site->def.relid);
 	site->checked_lxid = BF_LXID;
+}
+
+/*
+ * Does "=" with a left input of type left compare a column of type colbase
+ * as the column's canonical keys do?  Its own type, or one that shares its
+ * bytes and its equality (varchar as text, int4 as oid); not char(n), whose
+ * equality ignores trailing blanks where the other strings' does not.
+ */
+static bool
+column_compares_as(Oid colbase, Oid left)
+{
+	if (left == colbase)
+		return true;
+	return IsBinaryCoercible(colbase, left) &&
+		colbase != BPCHAROID && left != BPCHAROID;
 }
 
 /* A key of type argtype for a column of type colbase: how to hash it. */
@@ -170,12 +201,8 @@ resolve_conversion(BfSharedSite *site, MemoryContext mcxt, Oid argtype)
 	right = form->oprright;
 	ReleaseSysCache(op);
 
-	/*
-	 * The column must be compared as its own type or one that shares its
-	 * bytes (a varchar column compares as text); else "=" converts the
-	 * column, and its answer need not agree with the column's canonical keys.
-	 */
-	if (left != colbase && !IsBinaryCoercible(colbase, left))
+	/* else "=" converts the column: its answer could disagree with the keys */
+	if (!column_compares_as(colbase, left))
 		path = COERCION_PATH_NONE;
 	else if (right == argbase && right != left)
 	{
@@ -223,6 +250,72 @@ resolve_conversion(BfSharedSite *site, MemoryContext mcxt, Oid argtype)
 	}
 }
 
+/*
+ * The type a text argument had before PostgreSQL cast it to text implicitly
+ * to call a text overload (TEXTOID if it was not cast).  A char(n) value has
+ * lost its trailing blanks by then, a citext value its case-insensitivity:
+ * such a key could disagree with "=".
+ */
+static Oid
+text_arg_source_type(FmgrInfo *flinfo, int argno)
+{
+	Node	   *expr = flinfo->fn_expr;
+	List	   *args;
+	Node	   *arg;
+
+	if (expr == NULL)
+		return TEXTOID;
+	if (IsA(expr, FuncExpr))
+		args = ((FuncExpr *) expr)->args;
+	else
+		return TEXTOID;
+	if (list_length(args) <= argno)
+		return TEXTOID;
+	arg = list_nth(args, argno);
+	if (IsA(arg, RelabelType) &&
+		((RelabelType *) arg)->relabelformat == COERCE_IMPLICIT_CAST)
+		return exprType((Node *) ((RelabelType *) arg)->arg);
+	if (IsA(arg, FuncExpr) &&
+		((FuncExpr *) arg)->funcformat == COERCE_IMPLICIT_CAST &&
+		((FuncExpr *) arg)->args != NIL)
+		return exprType(linitial(((FuncExpr *) arg)->args));
+	if (IsA(arg, CoerceViaIO) &&
+		((CoerceViaIO *) arg)->coerceformat == COERCE_IMPLICIT_CAST)
+		return exprType((Node *) ((CoerceViaIO *) arg)->arg);
+	return TEXTOID;
+}
+
+static void
+check_text_arg(FunctionCallInfo fcinfo, const char *name)
+{
+	Oid			source = getBaseType(text_arg_source_type(fcinfo->flinfo, 1));
+
+	if (source != TEXTOID && source != VARCHAROID && source != NAMEOID &&
+		source != UNKNOWNOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("cannot check a key of type %s against shared bloom filter \"%s\" through a conversion to text",
+						format_type_be(source), name),
+				 errdetail("The conversion can change which values are equal (char(n) drops trailing blanks, citext ignores case)."),
+				 errhint("Cast the key to the guarded column's type.")));
+}
+
+/*
+ * A key compared under a nondeterministic collation ('ALICE' COLLATE ci)
+ * equals strings of other bytes: the column's keys cannot answer for it.
+ */
+static void
+check_collation(Oid collation, const char *name)
+{
+	if (OidIsValid(collation) && !get_collation_isdeterministic(collation))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot check shared bloom filter \"%s\" under the nondeterministic collation \"%s\"",
+						name, get_collation_name(collation)),
+				 errdetail("Strings equal under a nondeterministic collation can differ in their bytes."),
+				 errhint("Check the key under the column's own collation.")));
+}
+
 /* Resolve a call site: definition, column, access, key conversion. */
 static BfSharedSite *
 site_setup(FunctionCallInfo fcinfo, SiteMode mode, bool text_arg)
@@ -251,6 +344,9 @@ site_setup(FunctionCallInfo fcinfo, SiteMode mode, bool text_arg)
 
 	if (!bf_def_by_name(name, &site->def))
 		undefined_filter(name);
+	if (text_arg)
+		check_text_arg(fcinfo, name);
+	check_collation(PG_GET_COLLATION(), name);
 	strlcpy(site->name, name, sizeof(site->name));
 	site->attnum = get_attnum(site->def.relid, NameStr(site->def.column_name));
 	if (site->attnum == InvalidAttrNumber)
@@ -264,7 +360,8 @@ site_setup(FunctionCallInfo fcinfo, SiteMode mode, bool text_arg)
 	bf_key_type_init(&site->colkt, atttypid, attcoll, InvalidOid);
 	if (!OidIsValid(argtype))
 		elog(ERROR, "could not determine the type of the key");
-	if (text_arg && site->colkt.basetype != TEXTOID && site->colkt.basetype != VARCHAROID)
+	if (getBaseType(argtype) == TEXTOID &&
+		site->colkt.basetype != TEXTOID && site->colkt.basetype != VARCHAROID)
 	{
 		Oid			infn;
 
@@ -457,6 +554,18 @@ bloom_shared_get(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(result);
 }
 
+/* Waiting tells the filter's state: the rule of checks, or ownership. */
+static void
+check_wait_access(const BfDefinition *def)
+{
+	AttrNumber	attnum = get_attnum(def->relid, NameStr(def->column_name));
+
+	if (attnum != InvalidAttrNumber &&
+		bf_read_access(def->relid, attnum, GetUserId()) == BF_READ_OK)
+		return;
+	bf_check_owner(def->relid);
+}
+
 Datum
 bloom_shared_wait(PG_FUNCTION_ARGS)
 {
@@ -470,6 +579,7 @@ bloom_shared_wait(PG_FUNCTION_ARGS)
 	bf_shared_check_enabled();
 	if (!bf_def_by_name(name, &def))
 		undefined_filter(name);
+	check_wait_access(&def);
 	if (RecoveryInProgress())
 		PG_RETURN_BOOL(false);
 	if (TransactionIdIsValid(GetTopTransactionIdIfAny()) &&

@@ -8,8 +8,11 @@
  * is checked against the catalogs as the command left them:
  *
  *  - guarded table or column dropped: the guard goes with it;
- *  - the guarded table's guard trigger dropped or replaced by another:
- *    the guard is removed (NOTICE); checks then fail, never answer "no";
+ *  - the guarded table's guard trigger dropped: the guard is removed
+ *    (NOTICE); checks then fail, never answer "no";
+ *  - the guarded table without a guard trigger otherwise (replaced by a
+ *    trigger calling another function; during a restore, the definition
+ *    comes before the triggers): the guard is suspended until it has one;
  *  - a guard trigger of another shape (BEFORE, no UPDATE, WHEN, column
  *    list): refused;
  *  - a guard trigger disabled anywhere in the tree: the filter is dropped
@@ -35,6 +38,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_trigger.h"
+#include "commands/extension.h"
 #include "commands/event_trigger.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
@@ -56,6 +60,8 @@ typedef struct Touched
 	Oid			relid;
 	bool		keys_changed;
 	bool		triggers_changed;
+	bool		trigger_dropped;
+	bool		joined;			/* it became a child (CREATE TABLE, INHERIT) */
 } Touched;
 
 static Oid
@@ -79,7 +85,8 @@ trigger_table(Oid trigoid)
 }
 
 static List *
-touch(List *touched, Oid relid, bool keys_changed, bool triggers_changed)
+touch(List *touched, Oid relid, bool keys_changed, bool triggers_changed,
+	  bool trigger_dropped, bool joined)
 {
 	ListCell   *lc;
 	Touched    *t;
@@ -93,6 +100,8 @@ touch(List *touched, Oid relid, bool keys_changed, bool triggers_changed)
 		{
 			t->keys_changed |= keys_changed;
 			t->triggers_changed |= triggers_changed;
+			t->trigger_dropped |= trigger_dropped;
+			t->joined |= joined;
 			return touched;
 		}
 	}
@@ -100,6 +109,8 @@ touch(List *touched, Oid relid, bool keys_changed, bool triggers_changed)
 	t->relid = relid;
 	t->keys_changed = keys_changed;
 	t->triggers_changed = triggers_changed;
+	t->trigger_dropped = trigger_dropped;
+	t->joined = joined;
 	return lappend(touched, t);
 }
 
@@ -174,6 +185,7 @@ commands_touched(void)
 		{
 			bool		keeps = true;
 			bool		trigger = false;
+			bool		joined = false;
 
 			if (cmd->d.alterTable.classId != RelationRelationId)
 				continue;
@@ -184,17 +196,21 @@ commands_touched(void)
 
 				if (!IsA(at, AlterTableCmd) || !subcommand_keeps_keys(at->subtype, &trigger))
 					keeps = false;
+				if (IsA(at, AlterTableCmd) && at->subtype == AT_AddInherit)
+					joined = true;
 			}
-			touched = touch(touched, cmd->d.alterTable.objectId, !keeps, trigger);
+			touched = touch(touched, cmd->d.alterTable.objectId, !keeps, trigger, false,
+							joined);
 		}
 		else if (cmd->type == SCT_Simple)
 		{
 			ObjectAddress a = cmd->d.simple.address;
 
 			if (a.classId == TriggerRelationId)
-				touched = touch(touched, trigger_table(a.objectId), false, true);
+				touched = touch(touched, trigger_table(a.objectId), false, true, false, false);
 			else if (a.classId == RelationRelationId)
-				touched = touch(touched, a.objectId, false, false);
+				touched = touch(touched, a.objectId, false, false, false,
+								IsA(cmd->parsetree, CreateStmt));
 		}
 	}
 	return touched;
@@ -234,7 +250,7 @@ drops_touched(List *defs, List **removed)
 			Oid			relid = OidIsValid(nsp) ?
 				get_relname_relid(TextDatumGetCString(elems[1]), nsp) : InvalidOid;
 
-			touched = touch(touched, relid, false, true);
+			touched = touch(touched, relid, false, true, true, false);
 			continue;
 		}
 		if (classid != RelationRelationId)
@@ -316,9 +332,14 @@ check_column(const BfDefinition *def)
 				 errhint("Remove the guard with bloom_unguard(), then change the column.")));
 }
 
-/* Bring one guard in line with what a command did to its tree. */
+/*
+ * Bring one guard in line with what a command did to its tree.
+ * trigger_dropped: the command dropped a trigger of the guarded table;
+ * joined: a table became a child of the tree (CREATE TABLE, INHERIT).
+ */
 static void
-review_guard(const BfDefinition *def, bool keys_changed, bool triggers_changed)
+review_guard(const BfDefinition *def, bool keys_changed, bool triggers_changed,
+			 bool trigger_dropped, bool joined)
 {
 	Oid			culprit;
 	BfGuardState st;
@@ -326,12 +347,16 @@ review_guard(const BfDefinition *def, bool keys_changed, bool triggers_changed)
 	check_column(def);
 	bf_tree_check_guardable(def->relid);
 	st = bf_guard_state(def->relid, def->name, &culprit);
-	if (st == BF_GUARD_MISSING)
+	if (st == BF_GUARD_MISSING && trigger_dropped)
 	{
 		ereport(NOTICE,
 				(errmsg("shared bloom filter \"%s\" was removed: table \"%s\" no longer has its guard trigger",
 						def->name, get_rel_name(def->relid))));
-		bf_guard_remove(def);
+		/*
+		 * The other tables' triggers stay: they do nothing without the
+		 * definition, and pg_restore --clean drops each by name.
+		 */
+		bf_guard_remove(def, false);
 		return;
 	}
 	if (st == BF_GUARD_BAD_SHAPE)
@@ -341,26 +366,43 @@ review_guard(const BfDefinition *def, bool keys_changed, bool triggers_changed)
 						get_rel_name(culprit), def->name),
 				 errdetail("Such a trigger would miss rows, and the filter would answer \"no\" for them."),
 				 errhint("Let bloom_guard() create the guard trigger.")));
-	if (st == BF_GUARD_CHILD_MISSING)
+	/*
+	 * A new child gets the guard trigger.  A child that lacks it otherwise
+	 * (its trigger dropped; a restore that creates the triggers one by one)
+	 * leaves the guard suspended until it has one.
+	 */
+	if (st == BF_GUARD_CHILD_MISSING && joined)
 	{
 		add_child_triggers(def);
 		keys_changed = true;
+		st = BF_GUARD_OK;
 	}
 	if (st == BF_GUARD_NOT_ALWAYS)
-		enable_always_everywhere(def);
-	if (st == BF_GUARD_DISABLED)
 	{
+		enable_always_everywhere(def);
+		st = BF_GUARD_OK;
+	}
+	if (st == BF_GUARD_CHILD_MISSING || st == BF_GUARD_MISSING)
+		ereport(NOTICE,
+				(errmsg("shared bloom filter \"%s\" is suspended: table \"%s\" has no guard trigger",
+						def->name, get_rel_name(culprit)),
+				 errdetail("Checks answer \"maybe\" until every table of the guarded tree has one.")));
+	if (st == BF_GUARD_DISABLED)
 		ereport(NOTICE,
 				(errmsg("shared bloom filter \"%s\" is suspended: its trigger is disabled on table \"%s\"",
 						def->name, get_rel_name(culprit)),
 				 errdetail("Checks answer \"maybe\" until the trigger is enabled again; the filter is then rebuilt.")));
-		keys_changed = true;
-	}
 	if (!bf_shared_available())
 		return;
-	if (keys_changed)
+
+	/*
+	 * Not sound (disabled, or the guarded table has no trigger yet, as during
+	 * a restore): forget the bits; the build that follows leaves the guard
+	 * suspended until the triggers are in place.
+	 */
+	if (st != BF_GUARD_OK || keys_changed)
 		bf_filter_request_build(def, InvalidTransactionId, true);
-	else if (triggers_changed && bf_filter_is_suspended(def))
+	else if (triggers_changed && bf_filter_needs_build(def))
 		bf_filter_request_build(def, InvalidTransactionId, false);
 }
 
@@ -406,6 +448,8 @@ review_touched(List *defs, List *touched, List *removed)
 		bool		mine = false;
 		bool		keys_changed = false;
 		bool		triggers_changed = false;
+		bool		trigger_dropped = false;
+		bool		joined = false;
 		ListCell   *lt;
 
 		if (list_member_ptr(removed, d))
@@ -421,12 +465,14 @@ review_touched(List *defs, List *touched, List *removed)
 				mine = true;
 				keys_changed |= t->keys_changed;
 				triggers_changed |= t->triggers_changed;
+				trigger_dropped |= t->trigger_dropped && t->relid == d->relid;
+				joined |= t->joined && t->relid != d->relid;
 			}
 			else
 				drop_stray_triggers(d, t->relid);
 		}
 		if (mine)
-			review_guard(d, keys_changed, triggers_changed);
+			review_guard(d, keys_changed, triggers_changed, trigger_dropped, joined);
 	}
 }
 
@@ -445,7 +491,10 @@ bloom_shared_ddl(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_E_R_I_E_EVENT_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("bloom_shared_ddl() must be called as an event trigger")));
 	ev = (EventTriggerData *) fcinfo->context;
-	if (bf_own_ddl > 0)
+	/* our own DDL, and the extension's own scripts (an update alters its table) */
+	if (bf_own_ddl > 0 ||
+		(creating_extension &&
+		 CurrentExtensionObject == get_extension_oid("bloomfilter", true)))
 		PG_RETURN_VOID();
 
 	bf_def_invalidate();

@@ -13,7 +13,11 @@
 #include "access/xlog.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "catalog/pg_class.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
@@ -264,19 +268,23 @@ bf_filter_waits_for(const BfFilterRef *ref, TransactionId xid)
 	return waits;
 }
 
-/* Is the filter of a definition suspended (a guard trigger disabled)? */
+/*
+ * Does a definition's filter wait for a build nobody asked for: no slot, a
+ * suspended one, or one with no bits and no request?
+ */
 bool
-bf_filter_is_suspended(const BfDefinition *def)
+bf_filter_needs_build(const BfDefinition *def)
 {
 	BfFilterRef ref;
 	BfSlot	   *s;
-	bool		suspended;
+	bool		needs;
 
 	if (!bf_filter_lookup(def, false, &ref) || (s = bf_slot_acquire(&ref, LW_SHARED)) == NULL)
-		return false;
-	suspended = s->suspended;
+		return true;
+	needs = s->suspended ||
+		(!s->has_live && s->request_seq == s->done_seq && s->builder_pid == 0);
 	bf_slot_release(s);
-	return suspended;
+	return needs;
 }
 
 /* The state of a slot, its lock held. */
@@ -296,6 +304,25 @@ slot_state(BfSlot *s)
 }
 
 #define INFO_COLUMNS 14
+
+/* May the current role see a filter's row: read access to its column, or ownership. */
+static bool
+may_see(Oid relid, const char *column)
+{
+	AttrNumber	attnum;
+
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+		return false;
+	attnum = get_attnum(relid, column);
+	if (attnum != InvalidAttrNumber &&
+		bf_read_access(relid, attnum, GetUserId()) == BF_READ_OK)
+		return true;
+#if PG_VERSION_NUM >= 160000
+	return object_ownercheck(RelationRelationId, relid, GetUserId());
+#else
+	return pg_class_ownercheck(relid, GetUserId());
+#endif
+}
 
 /* One row of the view from a slot; its lock is held. */
 static void
@@ -352,8 +379,31 @@ bloom_shared_filters_info(PG_FUNCTION_ARGS)
 		bool		nulls[INFO_COLUMNS];
 		bool		mine;
 
+		Oid			relid;
+		NameData	column;
+
 		LWLockAcquire(bf_slot_lock(i), LW_SHARED);
 		mine = s->in_use && s->dbid == MyDatabaseId && s->cfgoid == cfgoid;
+		relid = s->relid;
+		column = s->column;
+		LWLockRelease(bf_slot_lock(i));
+		if (!mine)
+			continue;
+		/* its counters tell about the keys: only for roles that may read them */
+		if (!may_see(relid, NameStr(column)))
+		{
+			LWLockAcquire(bf_slot_lock(i), LW_SHARED);
+			slot_info(s, standby, values, nulls);
+			LWLockRelease(bf_slot_lock(i));
+			values[2] = CStringGetTextDatum("hidden");
+			for (int c = 3; c < INFO_COLUMNS; c++)
+				nulls[c] = true;
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			continue;
+		}
+		LWLockAcquire(bf_slot_lock(i), LW_SHARED);
+		mine = s->in_use && s->dbid == MyDatabaseId && s->cfgoid == cfgoid &&
+			s->relid == relid;
 		if (mine)
 			slot_info(s, standby, values, nulls);
 		LWLockRelease(bf_slot_lock(i));

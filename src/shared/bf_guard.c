@@ -23,6 +23,7 @@
 #include "bf_sizing.h"
 #include "bf_value.h"
 #include "bf_shared.h"
+#include "bf_text.h"
 
 PG_FUNCTION_INFO_V1(bloom_guard);
 PG_FUNCTION_INFO_V1(bloom_unguard);
@@ -148,14 +149,20 @@ bf_guard_drop_triggers(const BfDefinition *def)
 	}
 }
 
-/* Remove a guard: its definition, its triggers, its filter. */
+/*
+ * Remove a guard: its definition and its filter, and its triggers if asked
+ * (without a definition they do nothing).
+ */
 void
-bf_guard_remove(const BfDefinition *def)
+bf_guard_remove(const BfDefinition *def, bool drop_triggers)
 {
 	bf_def_delete(def->id);
-	SPI_connect();
-	bf_guard_drop_triggers(def);
-	SPI_finish();
+	if (drop_triggers)
+	{
+		SPI_connect();
+		bf_guard_drop_triggers(def);
+		SPI_finish();
+	}
 	/* a rollback keeps the definition: it is loaded again on first use */
 	if (bf_shared_available())
 		bf_filter_forget(def->id);
@@ -180,6 +187,22 @@ def_of_column(Oid relid, const char *column, BfDefinition *out)
 	return false;
 }
 
+/*
+ * The name of a new filter: "schema"."table"."column", followed by #2, #3 ...
+ * if a filter of a table renamed since has that name (a quoted identifier
+ * never ends a name that way: "k#2" would be quoted).
+ */
+static void
+unique_filter_name(Oid relid, const char *column, char *name)
+{
+	char	   *base = bf_filter_name(relid, column);
+	BfDefinition other;
+
+	strlcpy(name, base, BF_SHARED_NAME_LEN);
+	for (int n = 2; bf_def_by_name(name, &other); n++)
+		snprintf(name, BF_SHARED_NAME_LEN, "%s#%d", base, n);
+}
+
 static void
 check_table_exists(Oid relid)
 {
@@ -197,10 +220,14 @@ check_sizing(Oid relid, double fpr, int64 capacity, bool capacity_given)
 	uint64		max_nbits = bf_shared_max_nbits();
 	int64		need;
 
+	char		rate[32];
+
+	/* the rate as it reads back (%g would print 0.9999999999999999 as 1) */
+	bf_format_double(fpr, rate, sizeof(rate));
 	if (!(fpr > 0.0 && fpr < 1.0))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("false-positive rate must be between 0 and 1 (exclusive), not %g", fpr)));
+				 errmsg("false-positive rate must be between 0 and 1 (exclusive), not %s", rate)));
 	if (capacity_given && capacity <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -208,14 +235,14 @@ check_sizing(Oid relid, double fpr, int64 capacity, bool capacity_given)
 	if (!bf_size_for(BF_LAYOUT_BLOCKED, 1, fpr, BF_MAX_NBITS(BF_LAYOUT_BLOCKED), &size))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("false-positive rate %g is too small for a bloom filter", fpr),
+				 errmsg("false-positive rate %s is too small for a bloom filter", rate),
 				 errhint("Use a rate of at least 1e-15.")));
 	need = capacity_given ? capacity : (int64) Max(1000, 2 * bf_tree_estimate_rows(relid));
 	if (!bf_size_for(BF_LAYOUT_BLOCKED, (uint64) need, fpr, max_nbits, &size))
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-				 errmsg("a shared bloom filter of capacity " INT64_FORMAT " at false-positive rate %g does not fit in bloomfilter.shared_memory (%d MB)",
-						need, fpr, bf_shared_memory_mb),
+				 errmsg("a shared bloom filter of capacity " INT64_FORMAT " at false-positive rate %s does not fit in bloomfilter.shared_memory (%d MB)",
+						need, rate, bf_shared_memory_mb),
 				 errhint("Raise bloomfilter.shared_memory (needs a restart), or use a smaller capacity or a larger rate.")));
 }
 
@@ -283,14 +310,14 @@ bloom_guard(PG_FUNCTION_ARGS)
 	def.fpr = PG_ARGISNULL(2) ? 0.01 : PG_GETARG_FLOAT8(2);
 	def.capacity = PG_ARGISNULL(3) ? 0 : PG_GETARG_INT64(3);
 	check_sizing(relid, def.fpr, def.capacity, !PG_ARGISNULL(3));
-	strlcpy(def.name, bf_filter_name(relid, column), sizeof(def.name));
-	if (def_of_column(relid, column, &existing) || bf_def_by_name(def.name, &existing))
+	if (def_of_column(relid, column, &existing))
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
 				 errmsg("column \"%s\" of table \"%s\" is already guarded by shared bloom filter \"%s\"",
 						column, get_rel_name(relid), existing.name),
 				 errhint("Rebuild it with bloom_shared_rebuild('%s'), or remove it with bloom_unguard() first.",
 						 existing.name)));
+	unique_filter_name(relid, column, def.name);
 
 	def.id = bf_def_insert(&def);
 	members = bf_tree_members(relid, ShareRowExclusiveLock);
@@ -325,7 +352,7 @@ bloom_unguard(PG_FUNCTION_ARGS)
 				 errmsg("column \"%s\" of table \"%s\" is not guarded",
 						column, get_rel_name(relid)),
 				 errhint("The view bloom_shared_filters lists the guarded columns.")));
-	bf_guard_remove(&def);
+	bf_guard_remove(&def, true);
 	PG_RETURN_VOID();
 }
 

@@ -289,6 +289,8 @@ slot_assign_locked(Oid dbid, Oid cfgoid, const BfDefinition *def)
 	s->cfgoid = cfgoid;
 	s->defid = def->id;
 	strlcpy(s->name, def->name, sizeof(s->name));
+	s->relid = def->relid;
+	s->column = def->column_name;
 	s->key_kind = BF_KEY_NONE;
 	s->grow_threshold = PG_UINT64_MAX;
 	s->last_build = 0;

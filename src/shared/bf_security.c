@@ -14,6 +14,10 @@
 
 #include "access/htup_details.h"
 #include "catalog/pg_class.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
+#include "utils/rls.h"
 #include "executor/spi.h"
 #include "utils/guc.h"
 #include "utils/syscache.h"
@@ -68,4 +72,22 @@ bf_spi_exec(const char *sql, int nargs, Oid *types, Datum *values, int expect)
 	bf_restore_search_path(level);
 	if (rc != expect)
 		elog(ERROR, "could not run \"%s\": %s", sql, SPI_result_code_string(rc));
+}
+
+/*
+ * May the role learn which keys a column holds?  What reading it would take:
+ * USAGE on its schema, SELECT on the table or the column, and no row-level
+ * security policy applying to the role there.
+ */
+BfReadAccess
+bf_read_access(Oid relid, AttrNumber attnum, Oid userid)
+{
+	if (pg_namespace_aclcheck(get_rel_namespace(relid), userid, ACL_USAGE) != ACLCHECK_OK)
+		return BF_READ_NO_USAGE;
+	if (pg_class_aclcheck(relid, userid, ACL_SELECT) != ACLCHECK_OK &&
+		pg_attribute_aclcheck(relid, attnum, userid, ACL_SELECT) != ACLCHECK_OK)
+		return BF_READ_NO_SELECT;
+	if (check_enable_rls(relid, userid, true) == RLS_ENABLED)
+		return BF_READ_ROW_SECURITY;
+	return BF_READ_OK;
 }

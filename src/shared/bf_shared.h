@@ -90,7 +90,7 @@ extern BfCheckResult bf_filter_add(const BfFilterRef *ref, BfHash h, int kind,
 extern struct varlena *bf_filter_snapshot(const BfFilterRef *ref);
 extern bool bf_filter_is_ready(const BfFilterRef *ref);
 extern bool bf_filter_waits_for(const BfFilterRef *ref, TransactionId xid);
-extern bool bf_filter_is_suspended(const BfDefinition *def);
+extern bool bf_filter_needs_build(const BfDefinition *def);
 
 /* bf_definitions.c: the configuration table */
 extern uint64 bf_def_epoch;
@@ -129,9 +129,18 @@ extern int	bf_own_ddl;
 extern void bf_guard_create_trigger(Oid relid, const BfDefinition *def);
 extern void bf_guard_enable_always(Oid relid, const BfDefinition *def);
 extern void bf_guard_drop_triggers(const BfDefinition *def);
-extern void bf_guard_remove(const BfDefinition *def);
+extern void bf_guard_remove(const BfDefinition *def, bool drop_triggers);
 
-/* bf_security.c: running SQL and user-reachable code safely */
+/* bf_security.c: running SQL and user-reachable code safely; access */
+typedef enum BfReadAccess
+{
+	BF_READ_OK,
+	BF_READ_NO_USAGE,
+	BF_READ_NO_SELECT,
+	BF_READ_ROW_SECURITY
+} BfReadAccess;
+
+extern BfReadAccess bf_read_access(Oid relid, AttrNumber attnum, Oid userid);
 extern int	bf_fixed_search_path(void);
 extern void bf_restore_search_path(int nestlevel);
 extern Oid	bf_rel_owner(Oid relid);

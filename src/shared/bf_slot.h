@@ -38,6 +38,8 @@ typedef struct BfSlot
 	Oid			cfgoid;			/* the definitions table (extension instance) */
 	int64		defid;			/* the definition row's id */
 	char		name[BF_SHARED_NAME_LEN];	/* for the view and messages */
+	Oid			relid;			/* the guarded table and column: who may */
+	NameData	column;			/* see the filter in the view */
 
 	/* extents in the pool: registry lock (bytes 0: none) */
 	uint64		live_off;

@@ -197,7 +197,9 @@ BEGIN
 		ELSIF cnt % 2 = 0 THEN
 			f := bloom_add(f, r.k);
 		ELSIF kind = 'text' THEN
-			f := f || r.k::varchar;	-- || text itself: the lives_ok tests at the end
+			-- || text: the bloom_literal overload (varchar would drop
+			-- trailing blanks, giving another filter than bloom_agg(k))
+			f := f || r.k;
 		ELSE
 			f := f || r.k;
 		END IF;
@@ -312,8 +314,11 @@ BEGIN
 	SELECT count(*) INTO n FROM nfn_text WHERE k !~ ' $' AND (fb @> k) IS NOT TRUE;
 	RETURN NEXT is(n, 0::bigint, what || 'keys added as padded bpchar are found as text');
 
+	-- varchar = char(n) ignores trailing blanks: varchar keys are added
+	-- without them (and checks of blank-ended strings test both forms)
 	SELECT bloom_agg(k::varchar, 100000, 0.01, layout) INTO fv FROM nfn_text;
-	RETURN NEXT ok(fv = ft, what || 'keys added as varchar give the same filter as text');
+	RETURN NEXT ok(fv = (SELECT bloom_agg(rtrim(k, ' '), 100000, 0.01, layout) FROM nfn_text),
+		what || 'keys added as varchar give the filter of the text keys without trailing blanks');
 END
 $fn$;
 

@@ -49,7 +49,7 @@ except ImportError:  # pragma: no cover - reported at use
     xxhash = None
 
 __all__ = [
-    'BloomFilter', 'FormatError', 'KeyKindError', 'canonical_bytes',
+    'BloomFilter', 'FormatError', 'KeyKindError', 'canonical_bytes', 'probe_bytes',
     'numeric_text', 'hash_key', 'LAYOUT_BLOCKED', 'LAYOUT_CLASSIC',
 ]
 
@@ -218,7 +218,7 @@ def canonical_oid(v):
 
 
 def canonical_text(s, encoding='utf-8'):
-    """text, varchar: the bytes in the database encoding (UTF-8 assumed)."""
+    """text: the bytes in the database encoding (UTF-8 assumed)."""
     if isinstance(s, (bytes, bytearray, memoryview)):
         return bytes(s)
     if not isinstance(s, str):
@@ -227,7 +227,8 @@ def canonical_text(s, encoding='utf-8'):
 
 
 def canonical_bpchar(s, encoding='utf-8'):
-    """char(n): as text, without trailing blanks (spaces)."""
+    """char(n), and varchar since 1.1: as text, without trailing blanks
+    (spaces).  (varchar = char(n) ignores them; 1.0 kept them on varchar.)"""
     return canonical_text(s, encoding).rstrip(b' ')
 
 
@@ -489,7 +490,7 @@ TYPES = {
     'bigint': (KEY_INTEGER, canonical_integer),
     'oid': (KEY_INTEGER, canonical_oid),
     'text': (KEY_TEXT, canonical_text),
-    'varchar': (KEY_TEXT, canonical_text),
+    'varchar': (KEY_TEXT, canonical_bpchar),
     'bpchar': (KEY_TEXT, canonical_bpchar),
     'char': (KEY_TEXT, canonical_bpchar),
     'name': (KEY_TEXT, canonical_name),
@@ -554,6 +555,37 @@ def canonical_bytes(key, sqltype=None):
             raise KeyKindError('unknown key type %r' % (sqltype,))
     kind, fn = TYPES[sqltype]
     return kind, fn(key)
+
+
+# The canonical bytes a check tests for a key (src/bf_keys.c,
+# bf_key_probe_hashes): the filter may hold the key if any of them is
+# present.  Two where PostgreSQL's = makes the key equal to keys of other
+# canonical bytes: an int2/int4 below 0 and an oid above 2^31 - 1 are equal
+# (int4 = oid reads the 32 bits unsigned), and a text, varchar or name key
+# that ends in blanks equals char(n) and varchar keys without them.
+_SIGNED32_TYPES = ('int2', 'smallint', 'int4', 'integer', 'int')
+_BLANKS_TYPES = ('text', 'varchar', 'name')
+
+
+def probe_bytes(key, sqltype=None):
+    """(key kind, [canonical bytes to test]) of a key, as a check sees it."""
+    if sqltype is None:
+        sqltype = infer_type(key)
+    kind, canon = canonical_bytes(key, sqltype)
+    if sqltype in _SIGNED32_TYPES:
+        v = struct.unpack('<q', canon)[0]
+        if v < 0:
+            return kind, [canon, _int64le(v + (1 << 32))]
+    elif sqltype == 'oid':
+        v = struct.unpack('<q', canon)[0]
+        if v > 0x7FFFFFFF:
+            return kind, [canon, _int64le(v - (1 << 32))]
+    elif sqltype in _BLANKS_TYPES:
+        raw = canonical_name(key) if sqltype == 'name' else canonical_text(key)
+        if raw.endswith(b' '):
+            return kind, [raw, raw.rstrip(b' ')]
+        return kind, [raw]
+    return kind, [canon]
 
 
 # --------------------------------------------------------------------------
@@ -778,8 +810,13 @@ class BloomFilter:
         server; None (NULL) gives None."""
         if key is None:
             return None
-        _, canon = self._canonical(key, sqltype)
-        return self.contains_canonical(canon)
+        kind, canons = probe_bytes(key, sqltype)
+        if self.key_kind != KEY_NONE and kind != self.key_kind:
+            raise KeyKindError('key of key kind %s does not match this filter\'s key kind %s'
+                               % (KEY_KIND_NAMES[kind], KEY_KIND_NAMES[self.key_kind]))
+        if self.key_kind == KEY_NONE:
+            return False
+        return any(self.contains_canonical(c) for c in canons)
 
     def __contains__(self, key):
         return bool(self.contains(key))
@@ -1022,6 +1059,15 @@ def selftest(verbose=False):
     check(c(4294967295, 'oid') == 'ffffffff00000000', 'oid 4294967295 -> not sign extended')
     check(c('ключ') == 'ключ'.encode().hex(), 'text -> UTF-8')
     check(c('ab  ', 'bpchar') == '6162', 'bpchar -> without trailing blanks')
+    check(c('ab  ', 'varchar') == '6162', 'varchar -> without trailing blanks (since 1.1)')
+    check(c('ab  ', 'text') == '61622020', 'text -> with its trailing blanks')
+    p = lambda k, t: [x.hex() for x in probe_bytes(k, t)[1]]
+    check(p(-1, 'int4') == ['ff' * 8, 'ffffffff00000000'], 'check of int4 -1 also tests oid 4294967295')
+    check(p(4294967295, 'oid') == ['ffffffff00000000', 'ff' * 8], 'check of oid 4294967295 also tests -1')
+    check(p(-1, 'int8') == ['ff' * 8] and p(7, 'int4') == ['0700000000000000'], 'other integers: one form')
+    check(p('ab ', 'text') == ['616220', '6162'] and p('ab ', 'varchar') == ['616220', '6162'],
+          'check of text or varchar ending in blanks also tests the string without them')
+    check(p('ab ', 'bpchar') == ['6162'] and p('ab', 'text') == ['6162'], 'other strings: one form')
     check(c('é' * 40, 'name') == ('é' * 31).encode().hex(), 'name -> clipped to 63 bytes, whole characters')
     check(c(b'') == '', 'bytea empty')
     check(c('\\xdeadbeef', 'bytea') == 'deadbeef', 'bytea from hex text')
