@@ -77,15 +77,17 @@ apt_opts() {
 
 # apt-get / apt-cache with the private configuration: only sid's source
 # index and trixie's binary index.
+# One at a time (apt-get fails at once when another holds its lists' lock):
+# a server build and a header download may run side by side.
 papt_get() {
 	local opts
 	mapfile -t opts < <(apt_opts)
-	apt-get "${opts[@]}" "$@"
+	flock "$BF_PG_CACHE/.lock-apt" apt-get "${opts[@]}" "$@"
 }
 papt_cache() {
 	local opts
 	mapfile -t opts < <(apt_opts)
-	apt-cache "${opts[@]}" "$@"
+	flock "$BF_PG_CACHE/.lock-apt" apt-cache "${opts[@]}" "$@"
 }
 
 APT_UPDATED=0
