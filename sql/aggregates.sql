@@ -30,6 +30,21 @@ SELECT bloom_union_agg(bf) IS NULL AS union_of_nothing FROM per_group WHERE grp 
 SELECT bloom_agg(NULL::text, 10) IS NULL AS all_null;
 SELECT bloom_agg(name, 10) IS NULL AS zero_rows FROM names WHERE false;
 SELECT bloom_agg(x, 10) @> 1 AS has_one FROM (VALUES (1), (NULL), (NULL)) v(x);
+-- only NULL keys: the sizing arguments are checked all the same (valid ones
+-- give NULL), and must not change on a NULL key's row either
+SELECT bloom_agg(NULL::int, 10, 'NaN');
+SELECT bloom_agg(NULL::int, 0, 0.01);
+SELECT bloom_agg(NULL::int, 10, 0.01, 'nope');
+SELECT bloom_agg(NULL::int, NULL, 0.01);
+SELECT bloom_agg(NULL::int, 10, NULL);
+SELECT bloom_agg(NULL::int, 9000000000, 0.01);
+SELECT bloom_agg(x, 10, 0.01) IS NULL AS null_keys_valid,
+       bloom_agg(x, 10, 0.001, 'classic') IS NULL AS null_keys_valid_classic
+FROM (VALUES (NULL::int), (NULL)) v(x);
+SELECT bloom_agg(x, 10, CASE WHEN x IS NULL THEN 0.02 ELSE 0.01 END)
+FROM (VALUES (1), (NULL)) v(x);
+SELECT bloom_agg(x, 10, 0.01, CASE WHEN x IS NULL THEN 'classic' ELSE 'blocked' END)
+FROM (VALUES (1), (NULL)) v(x);
 
 -- parallel plans combine partial states
 SET parallel_setup_cost = 0;
@@ -61,3 +76,14 @@ SELECT bloom_union_agg(bf) FROM (VALUES (bloom_empty(10)), (bloom_empty(20))) v(
 SELECT bloom_intersect_agg(bf) FROM (VALUES (bloom_empty(10) || 1), (bloom_empty(10) || 'a'::text)) v(bf);
 
 DROP TABLE names, per_group;
+
+-- over capacity: a NOTICE once the predicted rate passes twice the target,
+-- with the capacity to use (at the end of a self-sizing-form build) or a
+-- lower bound (while a sized build goes on); none within capacity
+SELECT bloom_agg(i, 500) IS NOT NULL FROM generate_series(1, 1000) i;
+SELECT bloom_agg(i, 600, 0.01) IS NOT NULL FROM generate_series(1, 2000) i;
+SELECT bloom_agg(i % 100, 500) IS NOT NULL FROM generate_series(1, 100000) i;
+SELECT bloom_agg(i, 1000, 0.01) IS NOT NULL FROM generate_series(1, 1000) i;
+-- once per query, not once per group
+SELECT count(*) FROM (SELECT bloom_agg(i, 100, 0.01) IS NOT NULL AS built
+                       FROM generate_series(1, 10000) i GROUP BY i % 10) s WHERE built;

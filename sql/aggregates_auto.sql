@@ -64,8 +64,20 @@ SELECT bloom_info(bloom_agg(x))->'capacity' AS capacity,
        bloom_info(bloom_agg(x))->'added' AS added,
        bloom_agg(x) @> 1 AS has_one
 FROM (VALUES (1), (NULL), (NULL), (1)) v(x);
--- only NULL keys: the argument is never looked at
-SELECT bloom_agg(x, -1) IS NULL AS null_keys_any_argument FROM (VALUES (NULL::int)) v(x);
+-- only NULL keys: the second argument is checked all the same (a valid one
+-- gives NULL), and must not change on a NULL key's row either
+SELECT bloom_agg(x, -1) FROM (VALUES (NULL::int)) v(x);
+SELECT bloom_agg(NULL::int, 'NaN');
+SELECT bloom_agg(NULL::int, 'Infinity');
+SELECT bloom_agg(NULL::int, 1.5);
+SELECT bloom_agg(NULL::int, NULL::float8);
+SELECT bloom_agg(NULL::int, 1e30);
+SELECT bloom_agg(NULL::int, 1e-300);
+SELECT bloom_agg(x, 0.5) IS NULL AS null_keys_valid_fpr,
+       bloom_agg(x, 1000) IS NULL AS null_keys_valid_capacity
+FROM (VALUES (NULL::int), (NULL)) v(x);
+SELECT bloom_agg(x, CASE WHEN x IS NULL THEN 0.02 ELSE 0.01 END)
+FROM (VALUES (1), (NULL)) v(x);
 
 -- parallel plans combine serialized partial states (both modes)
 SET parallel_setup_cost = 0;
@@ -118,5 +130,10 @@ SELECT bloom_agg(x, 0.01) FROM (VALUES (bloom_empty(10))) v(x);
 -- hash array is first compacted, or at the end)
 SELECT bloom_agg(id, 1e-52) FROM auto_names;
 SELECT bloom_agg(x, 1e-52) FROM generate_series(1, 10) x;
+-- bloomfilter.agg_max_distinct lowers the cap
+SET bloomfilter.agg_max_distinct = 100;
+SELECT bloom_agg(x) FROM generate_series(1, 1000) x;
+SELECT bloom_agg(x, 0.001) IS NOT NULL AS below_the_cap FROM generate_series(1, 90) x;
+RESET bloomfilter.agg_max_distinct;
 
 DROP TABLE auto_names;

@@ -17,26 +17,27 @@ BEGIN
 	SELECT pg_catalog.string_agg(DISTINCT pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid), ', ')
 	  INTO users
 	  FROM pg_catalog.pg_depend d
-	 WHERE d.deptype = 'n'
-	   AND ((d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass
-			 AND d.refobjid IN ('bloom_add(bloomfilter, text)'::pg_catalog.regprocedure,
+	 WHERE d.deptype OPERATOR(pg_catalog.=) 'n'
+	   AND ((d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass::pg_catalog.oid
+			 AND d.refobjid OPERATOR(pg_catalog.=) ANY (ARRAY['bloom_add(bloomfilter, text)'::pg_catalog.regprocedure,
 								'bloom_contains(bloomfilter, text)'::pg_catalog.regprocedure,
 								'bloom_contained(text, bloomfilter)'::pg_catalog.regprocedure,
 								'bloom_shared_contains(text, text)'::pg_catalog.regprocedure,
 								'bloom_shared_contains(text, anyelement)'::pg_catalog.regprocedure,
 								'bloom_shared_add(text, text)'::pg_catalog.regprocedure,
-								'bloom_shared_add(text, anyelement)'::pg_catalog.regprocedure))
-		 OR (d.refclassid = 'pg_catalog.pg_operator'::pg_catalog.regclass
-			 AND d.refobjid IN ('||(bloomfilter, text)'::pg_catalog.regoperator,
+								'bloom_shared_add(text, anyelement)'::pg_catalog.regprocedure]::pg_catalog.oid[]))
+		 OR (d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_operator'::pg_catalog.regclass::pg_catalog.oid
+			 AND d.refobjid OPERATOR(pg_catalog.=) ANY (ARRAY['||(bloomfilter, text)'::pg_catalog.regoperator,
 								'@>(bloomfilter, text)'::pg_catalog.regoperator,
-								'<@(text, bloomfilter)'::pg_catalog.regoperator)))
+								'<@(text, bloomfilter)'::pg_catalog.regoperator]::pg_catalog.oid[])))
 	   -- the operators' own dependencies on their functions
 	   AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend e
-					   WHERE e.classid = d.classid AND e.objid = d.objid AND e.deptype = 'e');
+					   WHERE e.classid OPERATOR(pg_catalog.=) d.classid AND e.objid OPERATOR(pg_catalog.=) d.objid
+						 AND e.deptype OPERATOR(pg_catalog.=) 'e');
 	IF users IS NOT NULL THEN
 		RAISE EXCEPTION 'cannot update bloomfilter to 1.1 while other objects use its text variants of bloom_add, bloom_contains, bloom_contained, ||, @> or <@, or bloom_shared_contains or bloom_shared_add'
 			USING ERRCODE = 'dependent_objects_still_exist',
-				  DETAIL = 'Used by: ' || users || '.',
+				  DETAIL = 'Used by: ' OPERATOR(pg_catalog.||) users OPERATOR(pg_catalog.||) '.',
 				  HINT = 'Drop those objects, update, and create them again: their keys then take the variants of 1.1.';
 	END IF;
 END $$;
@@ -255,9 +256,9 @@ COMMENT ON OPERATOR FAMILY bloomfilter_ops USING hash IS
 --
 UPDATE pg_catalog.pg_operator
    SET oprcanhash = true, oprcanmerge = true
- WHERE oprname = '='
-   AND oprleft = 'bloomfilter'::pg_catalog.regtype
-   AND oprright = 'bloomfilter'::pg_catalog.regtype;
+ WHERE oprname OPERATOR(pg_catalog.=) '='
+   AND oprleft OPERATOR(pg_catalog.=) 'bloomfilter'::pg_catalog.regtype::pg_catalog.oid
+   AND oprright OPERATOR(pg_catalog.=) 'bloomfilter'::pg_catalog.regtype::pg_catalog.oid;
 
 --
 -- Shared filters: a definition names its table by OID (regclass), so renames
@@ -277,6 +278,16 @@ DELETE FROM bloom_shared_definitions WHERE rel IS NULL;
 ALTER TABLE bloom_shared_definitions ALTER COLUMN rel SET NOT NULL;
 ALTER TABLE bloom_shared_definitions DROP COLUMN schema_name, DROP COLUMN table_name;
 ALTER TABLE bloom_shared_definitions ADD UNIQUE (rel, column_name);
+-- 1.0's checks named unqualified operators, which an operator planted in the
+-- extension's schema could capture (and definitions are written with the
+-- table owner's rights): the same checks with pg_catalog's operators
+ALTER TABLE bloom_shared_definitions
+	DROP CONSTRAINT bloom_shared_definitions_fpr_check,
+	DROP CONSTRAINT bloom_shared_definitions_capacity_check,
+	ADD CONSTRAINT bloom_shared_definitions_fpr_check
+		CHECK (fpr OPERATOR(pg_catalog.>) 0::float8 AND fpr OPERATOR(pg_catalog.<) 1::float8),
+	ADD CONSTRAINT bloom_shared_definitions_capacity_check
+		CHECK (capacity OPERATOR(pg_catalog.>) 0::bigint);
 COMMENT ON TABLE bloom_shared_definitions IS
 	'definitions of the shared bloom filters (managed by bloom_guard and bloom_unguard; rel: the guarded table by OID; capacity NULL: sized from the table)';
 
@@ -326,10 +337,15 @@ COMMENT ON FUNCTION bloom_shared_ddl() IS
 	'event trigger: keeps guards sound through DDL (drops, renames, type changes, partitions and inheritance children, the guard triggers themselves)';
 
 DROP EVENT TRIGGER bloom_shared_alter_table;
+COMMENT ON EVENT TRIGGER bloom_shared_sql_drop IS
+	'removes the guards of dropped tables and columns, reviews the guards whose triggers were dropped (see bloom_shared_ddl)';
 CREATE EVENT TRIGGER bloom_shared_ddl_command_end ON ddl_command_end
-	WHEN TAG IN ('ALTER TABLE', 'CREATE TABLE', 'CREATE TRIGGER', 'ALTER TRIGGER')
+	WHEN TAG IN ('ALTER TABLE', 'CREATE TABLE', 'CREATE FOREIGN TABLE',
+				 'ALTER FOREIGN TABLE', 'CREATE TRIGGER', 'ALTER TRIGGER')
 	EXECUTE FUNCTION bloom_shared_ddl();
 ALTER EVENT TRIGGER bloom_shared_ddl_command_end ENABLE ALWAYS;
+COMMENT ON EVENT TRIGGER bloom_shared_ddl_command_end IS
+	'reviews the guards a command touched: repairs, suspends, removes or refuses (see bloom_shared_ddl)';
 
 -- one signature per function: anycompatible keeps a value's own type (a
 -- char(n) value used to reach the text overload with its trailing blanks
@@ -348,3 +364,13 @@ CREATE FUNCTION bloom_shared_add(name text, key anycompatible) RETURNS void
 	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 COMMENT ON FUNCTION bloom_shared_add(text, anycompatible) IS
 	'add a key to a loaded shared filter (table owner only); lost at the next rebuild unless the key is in the table';
+
+-- The backend-local cache of stored filters (src/bf_cache.c).
+--
+CREATE FUNCTION bloom_cache_stats(OUT entries bigint, OUT bytes bigint,
+								  OUT pinned bigint, OUT reads bigint,
+								  OUT shared_hits bigint)
+	AS 'MODULE_PATHNAME', 'bloom_cache_stats'
+	LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION bloom_cache_stats() IS
+	'this backend''s cache of stored filters: entries and their bytes now, entries in use by a call site, and since the backend started the stored filters read whole into it and the times a call site found one another had read';

@@ -423,8 +423,9 @@ CREATE TABLE bloom_shared_definitions (
 	schema_name name NOT NULL,
 	table_name name NOT NULL,
 	column_name name NOT NULL,
-	fpr float8 NOT NULL CHECK (fpr > 0 AND fpr < 1),
-	capacity bigint CHECK (capacity > 0),
+	fpr float8 NOT NULL
+		CHECK (fpr OPERATOR(pg_catalog.>) 0::float8 AND fpr OPERATOR(pg_catalog.<) 1::float8),
+	capacity bigint CHECK (capacity OPERATOR(pg_catalog.>) 0::bigint),
 	UNIQUE (schema_name, table_name, column_name)
 );
 COMMENT ON TABLE bloom_shared_definitions IS

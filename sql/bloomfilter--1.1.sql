@@ -580,8 +580,9 @@ CREATE TABLE bloom_shared_definitions (
 	name text NOT NULL UNIQUE,
 	rel regclass NOT NULL,
 	column_name name NOT NULL,
-	fpr float8 NOT NULL CHECK (fpr > 0 AND fpr < 1),
-	capacity bigint CHECK (capacity > 0),
+	fpr float8 NOT NULL
+		CHECK (fpr OPERATOR(pg_catalog.>) 0::float8 AND fpr OPERATOR(pg_catalog.<) 1::float8),
+	capacity bigint CHECK (capacity OPERATOR(pg_catalog.>) 0::bigint),
 	UNIQUE (rel, column_name)
 );
 COMMENT ON TABLE bloom_shared_definitions IS
@@ -687,8 +688,25 @@ COMMENT ON FUNCTION bloom_shared_ddl() IS
 CREATE EVENT TRIGGER bloom_shared_sql_drop ON sql_drop
 	EXECUTE FUNCTION bloom_shared_ddl();
 CREATE EVENT TRIGGER bloom_shared_ddl_command_end ON ddl_command_end
-	WHEN TAG IN ('ALTER TABLE', 'CREATE TABLE', 'CREATE TRIGGER', 'ALTER TRIGGER')
+	WHEN TAG IN ('ALTER TABLE', 'CREATE TABLE', 'CREATE FOREIGN TABLE',
+				 'ALTER FOREIGN TABLE', 'CREATE TRIGGER', 'ALTER TRIGGER')
 	EXECUTE FUNCTION bloom_shared_ddl();
 -- they guard the filters in every session, replication ones included
 ALTER EVENT TRIGGER bloom_shared_sql_drop ENABLE ALWAYS;
+COMMENT ON EVENT TRIGGER bloom_shared_sql_drop IS
+	'removes the guards of dropped tables and columns, reviews the guards whose triggers were dropped (see bloom_shared_ddl)';
 ALTER EVENT TRIGGER bloom_shared_ddl_command_end ENABLE ALWAYS;
+COMMENT ON EVENT TRIGGER bloom_shared_ddl_command_end IS
+	'reviews the guards a command touched: repairs, suspends, removes or refuses (see bloom_shared_ddl)';
+
+
+--
+-- The backend-local cache of stored filters (src/bf_cache.c).
+--
+CREATE FUNCTION bloom_cache_stats(OUT entries bigint, OUT bytes bigint,
+								  OUT pinned bigint, OUT reads bigint,
+								  OUT shared_hits bigint)
+	AS 'MODULE_PATHNAME', 'bloom_cache_stats'
+	LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION bloom_cache_stats() IS
+	'this backend''s cache of stored filters: entries and their bytes now, entries in use by a call site, and since the backend started the stored filters read whole into it and the times a call site found one another had read';

@@ -42,11 +42,50 @@ open_state(FunctionCallInfo fcinfo, BfValue *v)
 		bf_value_from_datum(d, true, v);
 }
 
+static void
+check_same_sizing(const BfValue *v, int64 capacity, double fpr, int layout)
+{
+	if (v->hdr.capacity != (uint64) capacity || v->hdr.target_fpr != fpr ||
+		v->hdr.layout != layout)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloom_agg capacity, fpr and layout must be the same for every row of a group")));
+}
+
+/*
+ * Say so (once per call site) when a filter built by an aggregate holds so
+ * many more keys than its capacity that its predicted false-positive rate is
+ * over twice the target.  The count of adds includes duplicates: when it
+ * passes that point, the distinct keys are estimated from the bits, and
+ * looked at again each time the count doubles.
+ */
+static void
+notice_if_crowded(BfCallSite *site, const BfValue *v)
+{
+	if (site->crowded_warned)
+		return;
+	if (site->crowded_nbits != v->hdr.nbits || site->crowded_fpr != v->hdr.target_fpr)
+	{
+		site->crowded_at = bf_value_crowded_count(&v->hdr);
+		site->crowded_next = site->crowded_at;
+		site->crowded_nbits = v->hdr.nbits;
+		site->crowded_fpr = v->hdr.target_fpr;
+	}
+	if (v->hdr.added < site->crowded_next)
+		return;
+	if (bf_value_notice_if_crowded(v, false))
+		site->crowded_warned = true;
+	else
+		site->crowded_next = v->hdr.added > PG_UINT64_MAX / 2 ?
+			PG_UINT64_MAX : 2 * v->hdr.added;
+}
+
 /*
  * bloom_agg_transfn(state, key, capacity [, fpr [, layout]])
  *
  * The first row with a non-NULL key creates the filter; the sizing arguments
- * must then stay the same for every row of the group.
+ * must be valid on every row (NULL keys included) and stay the same for
+ * every row of the group.
  */
 Datum
 bloom_agg_transfn(PG_FUNCTION_ARGS)
@@ -58,14 +97,10 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 	BfCallSite *site;
 	const BfKeyType *kt;
 
-	/* NULL keys are skipped; only NULL keys (or no rows) give NULL */
-	if (PG_ARGISNULL(1))
-	{
-		if (PG_ARGISNULL(0))
-			PG_RETURN_NULL();
-		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	}
-
+	/*
+	 * The sizing arguments are checked on every row, NULL keys included: a
+	 * group of NULL keys gives NULL only for valid arguments.
+	 */
 	if (PG_ARGISNULL(2) || (PG_NARGS() > 3 && PG_ARGISNULL(3)) ||
 		(PG_NARGS() > 4 && PG_ARGISNULL(4)))
 		ereport(ERROR,
@@ -76,17 +111,40 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 		fpr = PG_GETARG_FLOAT8(3);
 	if (PG_NARGS() > 4)
 		layout = bf_layout_parse(text_to_cstring(PG_GETARG_TEXT_PP(4)));
+	site = bf_call_site(fcinfo);
+
+	/* NULL keys are skipped; only NULL keys (or no rows) give NULL */
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+		{
+			/* validated once per call site and arguments */
+			if (!site->sizing_checked || site->sizing_capacity != capacity ||
+				site->sizing_fpr != fpr || site->sizing_layout != layout)
+			{
+				BfSize		size;
+
+				site->sizing_checked = false;
+				bf_value_check_sizing(capacity, fpr, layout, &size);
+				site->sizing_capacity = capacity;
+				site->sizing_fpr = fpr;
+				site->sizing_layout = layout;
+				site->sizing_checked = true;
+			}
+			PG_RETURN_NULL();
+		}
+		/* the header only: a window aggregate's state is not copied */
+		bf_value_from_datum(PG_GETARG_DATUM(0), false, &v);
+		check_same_sizing(&v, capacity, fpr, layout);
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
 
 	if (PG_ARGISNULL(0))
 		bf_value_create(capacity, fpr, layout, &v);
 	else
 	{
 		open_state(fcinfo, &v);
-		if (v.hdr.capacity != (uint64) capacity || v.hdr.target_fpr != fpr ||
-			v.hdr.layout != layout)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("bloom_agg capacity, fpr and layout must be the same for every row of a group")));
+		check_same_sizing(&v, capacity, fpr, layout);
 	}
 
 	site = bf_call_site(fcinfo);
@@ -94,6 +152,7 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 	bf_key_check_kind(v.hdr.key_kind, kt);
 	bf_add_hash(&v.hdr, v.bits, bf_key_hash(kt, PG_GETARG_DATUM(1), v.hdr.layout));
 	bf_value_note_added(&v, kt->kind, 1);
+	notice_if_crowded(site, &v);
 	PG_RETURN_POINTER(v.raw);
 }
 
@@ -106,6 +165,8 @@ merge_transfn(FunctionCallInfo fcinfo, BfMergeOp op)
 	open_state(fcinfo, &state);
 	bf_value_from_datum(PG_GETARG_DATUM(1), false, &other);
 	bf_value_merge(&state, &other, op);
+	if (op == BF_MERGE_UNION)
+		notice_if_crowded(bf_call_site(fcinfo), &state);
 	PG_RETURN_POINTER(state.raw);
 }
 

@@ -58,8 +58,14 @@ PG_FUNCTION_INFO_V1(bloom_agg_auto_deserialfn);
 
 #define AUTO_DEFAULT_FPR	0.01
 
-/* At most this many distinct keys without a capacity (documented). */
+/*
+ * At most this many distinct keys without a capacity (documented): the
+ * largest value of bloomfilter.agg_max_distinct, its default.
+ */
 #define AUTO_MAX_DISTINCT	UINT64CONST(100000000)
+
+/* GUC bloomfilter.agg_max_distinct: the cap, at most AUTO_MAX_DISTINCT */
+int			bf_agg_max_distinct = (int) AUTO_MAX_DISTINCT;
 
 /* The hash array: at least this many slots, at most one allocation. */
 #define AUTO_MIN_SLOTS		64
@@ -96,12 +102,19 @@ typedef struct AutoState
 	BfValue		filter;
 } AutoState;
 
-/* Per call site (fn_extra): the key type, and the last cap computed. */
+/*
+ * Per call site (fn_extra): the key type, the last cap computed, and the
+ * last second argument found valid on a row with a NULL key.
+ */
 typedef struct AutoSite
 {
 	BfKeyType	key;			/* key.typid InvalidOid: unset */
 	double		cap_fpr;		/* cap below is for this rate (0: unset) */
+	int			cap_limit;		/* ... and this bf_agg_max_distinct */
 	uint64		cap;
+	bool		param_checked;	/* checked_param below is valid */
+	double		checked_param;
+	bool		crowded_warned; /* the over-capacity NOTICE was given */
 } AutoSite;
 
 #define PARAM_HINT \
@@ -158,20 +171,22 @@ auto_cap(double fpr, AutoSite *site)
 {
 	uint64		cap;
 
-	if (site != NULL && site->cap_fpr == fpr)
+	if (site != NULL && site->cap_fpr == fpr &&
+		site->cap_limit == bf_agg_max_distinct)
 		return site->cap;
 	cap = bf_max_capacity(BF_LAYOUT_BLOCKED, fpr, BF_MAX_NBITS(BF_LAYOUT_BLOCKED));
 	if (cap == 0)
 	{
-		BfValue		v;
+		BfSize		size;
 
-		bf_value_create(1, fpr, BF_LAYOUT_BLOCKED, &v);	/* raises the error */
+		bf_value_check_sizing(1, fpr, BF_LAYOUT_BLOCKED, &size);	/* raises */
 		elog(ERROR, "no bloomfilter fits false-positive rate %g", fpr);
 	}
-	cap = Min(cap, AUTO_MAX_DISTINCT);
+	cap = Min(cap, (uint64) bf_agg_max_distinct);
 	if (site != NULL)
 	{
 		site->cap_fpr = fpr;
+		site->cap_limit = bf_agg_max_distinct;
 		site->cap = cap;
 	}
 	return cap;
@@ -247,8 +262,8 @@ too_many_error(uint64 cap, uint64 seen)
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 			 errmsg("bloom_agg without a capacity can size a filter for at most " UINT64_FORMAT " distinct keys",
 					cap),
-			 errdetail("This group has at least " UINT64_FORMAT " distinct keys.  Without a capacity, bloom_agg keeps the hashes of the distinct keys in memory (8 bytes each) and accepts at most " UINT64_FORMAT " of them, fewer where a filter for that many would exceed 1 GB at the rate.",
-					   seen, AUTO_MAX_DISTINCT),
+			 errdetail("This group has at least " UINT64_FORMAT " distinct keys.  Without a capacity, bloom_agg keeps the hashes of the distinct keys in memory (8 bytes each) and accepts at most bloomfilter.agg_max_distinct = %d of them, fewer where a filter for that many would exceed 1 GB at the rate.",
+					   seen, bf_agg_max_distinct),
 			 errhint("Give the capacity: bloom_agg(key, capacity, fpr), with capacity the number of distinct keys.")));
 }
 
@@ -386,6 +401,23 @@ make_room(AutoState *st)
 /* ---------------------------------------------------------------------- */
 /* States                                                                  */
 
+/*
+ * Check a second argument as state_create would, without allocating: the
+ * errors of a group whose keys are all NULL.
+ */
+static void
+param_check(double param, AutoSite *site)
+{
+	double		fpr;
+	int64		capacity;
+	BfSize		size;
+
+	if (parse_param(param, &fpr, &capacity) == AUTO_SIZED)
+		bf_value_check_sizing(capacity, fpr, BF_LAYOUT_BLOCKED, &size);
+	else
+		(void) auto_cap(fpr, site);
+}
+
 /* A new state (in the current memory context) for the first key's row. */
 static AutoState *
 state_create(double param, AutoSite *site)
@@ -522,12 +554,7 @@ bloom_agg_auto_transfn(PG_FUNCTION_ARGS)
 		elog(ERROR, "bloom_agg_auto_transfn called in non-aggregate context");
 	st = PG_ARGISNULL(0) ? NULL : (AutoState *) PG_GETARG_POINTER(0);
 
-	if (PG_ARGISNULL(1))
-	{
-		if (st == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(st);
-	}
+	/* the second argument is checked on every row, NULL keys included */
 	if (PG_NARGS() > 2)
 	{
 		if (PG_ARGISNULL(2))
@@ -536,8 +563,26 @@ bloom_agg_auto_transfn(PG_FUNCTION_ARGS)
 					 errmsg("bloom_agg capacity, fpr and layout must not be NULL")));
 		param = PG_GETARG_FLOAT8(2);
 	}
-
 	site = auto_site(fcinfo);
+
+	if (PG_ARGISNULL(1))
+	{
+		if (st != NULL)
+		{
+			if (st->param != param)
+				param_changed_error();
+			PG_RETURN_POINTER(st);
+		}
+		if (!site->param_checked || site->checked_param != param)
+		{
+			site->param_checked = false;
+			param_check(param, site);
+			site->checked_param = param;
+			site->param_checked = true;
+		}
+		PG_RETURN_NULL();
+	}
+
 	if (st == NULL)
 	{
 		MemoryContext oldcxt = MemoryContextSwitchTo(aggcxt);
@@ -592,7 +637,11 @@ bloom_agg_auto_finalfn(PG_FUNCTION_ARGS)
 	{
 		Size		len = VARSIZE(st->filter.raw);
 		struct varlena *res = palloc(len);
+		AutoSite   *site = auto_site(fcinfo);
 
+		if (!site->crowded_warned &&
+			st->filter.hdr.added >= bf_value_crowded_count(&st->filter.hdr))
+			site->crowded_warned = bf_value_notice_if_crowded(&st->filter, true);
 		memcpy(res, st->filter.raw, len);
 		PG_RETURN_POINTER(res);
 	}
@@ -702,7 +751,15 @@ bloom_agg_auto_serialfn(PG_FUNCTION_ARGS)
 		PG_RETURN_BYTEA_P(res);
 	}
 
+	/*
+	 * A worker's partial state past the cap stops here, with the error a
+	 * serial build gives, rather than reaching the leader (whose
+	 * deserializer would take more than AUTO_MAX_DISTINCT hashes for a
+	 * corrupt state).
+	 */
 	compact(st);
+	if (st->nhashes > st->cap)
+		too_many_error(st->cap, st->nhashes);
 	res = palloc(VARHDRSZ + AUTO_SER_HEADER + st->nhashes * sizeof(uint64));
 	SET_VARSIZE(res, VARHDRSZ + AUTO_SER_HEADER + st->nhashes * sizeof(uint64));
 	p = (uint8 *) VARDATA(res);
@@ -771,14 +828,17 @@ bloom_agg_auto_deserialfn(PG_FUNCTION_ARGS)
 		memcpy(&st->fpr, &fbits, sizeof(fbits));
 		st->nrows = bf_read_u64le(p + 16);
 		n = bf_read_u64le(p + 24);
-		if (!(st->fpr > 0.0 && st->fpr < 1.0) ||
-			n > AUTO_MAX_DISTINCT || n > (len - AUTO_SER_HEADER) / 8 ||
+		if (!(st->fpr > 0.0 && st->fpr < 1.0))
+			elog(ERROR, "invalid bloom_agg partial state: bad rate");
+		st->cap = auto_cap(st->fpr, auto_site(fcinfo));
+
+		/* the serialization function never sends more than the cap */
+		if (n > st->cap || n > (len - AUTO_SER_HEADER) / 8 ||
 			len != AUTO_SER_HEADER + n * 8 || n == 0 || st->nrows < n)
 			elog(ERROR, "invalid bloom_agg partial state: bad counts or length");
 		st->mode = AUTO_HASHES;
 		st->param = st->fpr;
 		st->key_kind = p[5];
-		st->cap = auto_cap(st->fpr, auto_site(fcinfo));
 		st->nhashes = (Size) n;
 		st->nslots = Max(st->nhashes, (Size) AUTO_MIN_SLOTS);
 		st->hashes = palloc(st->nslots * sizeof(uint64));

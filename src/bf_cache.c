@@ -1,11 +1,77 @@
 /*
  * bf_cache.c
- *		Per-call-site state: key type, detoasted-filter cache, slicing.
+ *		Per-call-site state (key type, slicing) and the backend cache of
+ *		stored filters read whole.
+ *
+ * The cache
+ * ---------
+ * An entry holds the whole of one stored (TOASTed, on-disk) filter, read
+ * once, its bit array aligned to a cache line, in a memory context of its
+ * own.  Entries are found by their TOAST pointer (struct varatt_external:
+ * toast relation, value id, raw and external sizes) in a hash table.  Call
+ * sites reference entries (BfSiteRef: the entry and its serial number, which
+ * changes whenever the slot is reused, so a stale reference is recognized
+ * without reading freed memory: entry slots are never freed, only reused).
+ * A call site pins the entry it uses now; a pinned entry is never freed, so
+ * the bits a running function reads cannot vanish under it, even when the
+ * entry is invalidated meanwhile (it is then marked dead, out of the hash
+ * table, and freed when the last pin goes).  Entries no call site pins are
+ * kept, least recently used first out, within bloomfilter.cache_size.
+ *
+ * Why the key is safe
+ * -------------------
+ * A TOAST value id is unique within its toast relation only while the value
+ * exists: after the row is deleted and VACUUM (or pruning) removes the
+ * value's chunks, the same id may be given to a new value (the OID counter
+ * wraps around).  An entry found by the id of a value that no longer exists
+ * would answer for another filter: false negatives.  So an entry must never
+ * outlive the value it copied, and it does not: when it is created, it
+ * registers a snapshot whose xmin is this backend's xmin at that moment
+ * (MyProc->xmin, at most the xmin of every snapshot the backend then holds),
+ * and keeps it registered as long as the entry can be found.  The
+ * backend's xmin cannot advance past it, and VACUUM and pruning remove only
+ * tuples deleted by transactions older than every backend's xmin.  The
+ * pointer being read came from a row visible to a snapshot the backend
+ * holds (the rule that makes detoasting safe at all), so the transaction
+ * that will delete the value's chunks is not older than that xmin, and the
+ * chunks stay until the entry is gone: no other value can get the id while
+ * the entry exists, and a pointer with that id, read at any time while it
+ * exists, is to the very value cached.
+ *
+ * Besides that, entries are dropped when nothing guarantees that reasoning:
+ *	- at the end of the transaction (all entries);
+ *	- when a subtransaction aborts, those read in it (it may have inserted
+ *	  the value, whose chunks are then dead at once, whatever the xmin);
+ *	- when the toast relation's relcache entry is invalidated (TRUNCATE,
+ *	  VACUUM FULL, CLUSTER or DROP give it new storage or remove it
+ *	  without regard to snapshots);
+ *	- under old_snapshot_threshold (which lets VACUUM remove tuples that
+ *	  snapshots still see), as soon as no call site pins them.
+ *
+ * Lifetime: under REPEATABLE READ and SERIALIZABLE the transaction snapshot
+ * already holds the backend's xmin for the whole transaction, so entries
+ * live until its end: a filter is read once per transaction, whatever the
+ * statements.  Under READ COMMITTED an entry lives until the end of the
+ * portal that read it (the statement, or the cursor; for a procedure or DO
+ * block, until it ends or commits), so that the cache never holds the xmin
+ * horizon back longer than the statement that read the filter would.
  */
 #include "postgres.h"
 
 #include "access/detoast.h"
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "funcapi.h"
+#include "lib/ilist.h"
+#include "miscadmin.h"
+#include "storage/proc.h"
+#include "tcop/pquery.h"
+#include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/memutils.h"
+#include "utils/resowner.h"
+#include "utils/snapmgr.h"
 
 #include "bf_cache.h"
 #include "bf_expanded.h"
@@ -20,7 +86,459 @@
  */
 #define SLICE_COST_BYTES		(12 * 1024)
 
+/*
+ * A stored value is read whole in slices of this size, straight into the
+ * cache's buffer: no second full-size copy (a detoasted value and its
+ * aligned copy would take twice the memory of a 1 GB filter).
+ */
+#define LOAD_SLICE_BYTES		(4 * 1024 * 1024)
+
 #define CACHE_LINE				64
+
+/* GUC bloomfilter.cache_size, MB */
+int			bf_cache_size_mb = 256;
+
+typedef enum BfEntryState
+{
+	ENTRY_FREE,					/* in free_slots */
+	ENTRY_LIVE,					/* in the hash table and live_lru */
+	ENTRY_DEAD					/* invalidated, still pinned: in dead_slots */
+} BfEntryState;
+
+typedef struct BfCacheEntry
+{
+	uint64		serial;			/* changes whenever the slot is freed */
+	BfEntryState state;
+	struct varatt_external toast;	/* the stored value (the hash key) */
+	int			pins;			/* call sites using it now */
+	MemoryContext cxt;			/* holds the copy; NULL once freed */
+	BfValue		value;			/* the copy, opened */
+	Size		bytes;			/* its allocation */
+	Snapshot	xmin_hold;		/* registered: holds back the xmin */
+	SubTransactionId subid;		/* the subtransaction that read it */
+	bool		transient;		/* free it as soon as no call site pins it */
+	dlist_node	node;			/* in live_lru, dead_slots or free_slots */
+} BfCacheEntry;
+
+typedef struct BfCacheKey
+{
+	struct varatt_external toast;
+} BfCacheKey;
+
+typedef struct BfCacheHashEntry
+{
+	BfCacheKey	key;
+	BfCacheEntry *entry;
+} BfCacheHashEntry;
+
+/* An entry's end with its portal (READ COMMITTED). */
+typedef struct BfPortalScope
+{
+	MemoryContextCallback cb;
+	BfCacheEntry *entry;
+	uint64		serial;
+} BfPortalScope;
+
+static MemoryContext cache_cxt = NULL;
+static HTAB *cache_hash = NULL;
+static dlist_head live_lru = DLIST_STATIC_INIT(live_lru);	/* most recent first */
+static dlist_head dead_slots = DLIST_STATIC_INIT(dead_slots);
+static dlist_head free_slots = DLIST_STATIC_INIT(free_slots);
+static Size cache_bytes = 0;	/* memory of all copies, live and dead */
+static uint64 cache_reads = 0;	/* stored values read whole */
+static uint64 cache_shared_hits = 0;	/* found in the cache by a call site */
+
+PG_FUNCTION_INFO_V1(bloom_cache_stats);
+
+static Size
+cache_limit(void)
+{
+	return (Size) bf_cache_size_mb * 1024 * 1024;
+}
+
+static void
+cache_setup(void)
+{
+	HASHCTL		ctl;
+
+	if (cache_hash != NULL)
+		return;
+	if (cache_cxt == NULL)
+		cache_cxt = AllocSetContextCreate(TopMemoryContext,
+										  "bloomfilter cache",
+										  ALLOCSET_SMALL_SIZES);
+	ctl.keysize = sizeof(BfCacheKey);
+	ctl.entrysize = sizeof(BfCacheHashEntry);
+	ctl.hcxt = cache_cxt;
+	cache_hash = hash_create("bloomfilter cache", 64, &ctl,
+							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+}
+
+/* Free an entry's copy and its slot (no call site pins it). */
+static void
+entry_free(BfCacheEntry *e)
+{
+	Assert(e->pins == 0 && e->state != ENTRY_FREE);
+	Assert(e->xmin_hold == NULL);
+	if (e->cxt != NULL)
+	{
+		MemoryContextDelete(e->cxt);
+		cache_bytes -= e->bytes;
+		e->cxt = NULL;
+	}
+	dlist_delete(&e->node);
+	e->state = ENTRY_FREE;
+	e->serial++;
+	dlist_push_head(&free_slots, &e->node);
+}
+
+/*
+ * Invalidate a live entry: no lookup finds it any more, and it stops
+ * holding back the xmin.  Freed now if no call site pins it, else when the
+ * last one lets go.
+ */
+static void
+entry_kill(BfCacheEntry *e)
+{
+	BfCacheKey	key;
+
+	if (e->state != ENTRY_LIVE)
+		return;
+	key.toast = e->toast;
+	hash_search(cache_hash, &key, HASH_REMOVE, NULL);
+	if (e->xmin_hold != NULL)
+	{
+		UnregisterSnapshotFromOwner(e->xmin_hold, TopTransactionResourceOwner);
+		e->xmin_hold = NULL;
+	}
+	dlist_delete(&e->node);
+	e->state = ENTRY_DEAD;
+	dlist_push_head(&dead_slots, &e->node);
+	if (e->pins == 0)
+		entry_free(e);
+}
+
+/* Evict unpinned entries, least recently used first, to fit `extra` more. */
+static void
+cache_shrink(Size extra)
+{
+	dlist_node *n;
+
+	if (cache_hash == NULL)
+		return;
+	n = live_lru.head.prev;
+	while (n != &live_lru.head && cache_bytes + extra > cache_limit())
+	{
+		dlist_node *prev = n->prev;
+		BfCacheEntry *e = dlist_container(BfCacheEntry, node, n);
+
+		if (e->pins == 0)
+			entry_kill(e);
+		n = prev;
+	}
+}
+
+/* Kill every live entry matching (toastrelid; InvalidOid: all). */
+static void
+cache_kill_all(Oid toastrelid, SubTransactionId min_subid)
+{
+	dlist_mutable_iter it;
+
+	dlist_foreach_modify(it, &live_lru)
+	{
+		BfCacheEntry *e = dlist_container(BfCacheEntry, node, it.cur);
+
+		if ((toastrelid == InvalidOid || e->toast.va_toastrelid == toastrelid) &&
+			e->subid >= min_subid)
+			entry_kill(e);
+	}
+}
+
+static void
+cache_xact_callback(XactEvent event, void *arg)
+{
+	dlist_mutable_iter it;
+
+	if (cache_hash == NULL)
+		return;
+
+	/*
+	 * The xmin holds go first (before the resource owner is released); no
+	 * query runs past this point, so the copies go too, even those still
+	 * pinned by call sites in long-lived memory (they find the slot dead).
+	 */
+	cache_kill_all(InvalidOid, InvalidSubTransactionId);
+	dlist_foreach_modify(it, &dead_slots)
+	{
+		BfCacheEntry *e = dlist_container(BfCacheEntry, node, it.cur);
+
+		if (e->cxt != NULL)
+		{
+			MemoryContextDelete(e->cxt);
+			cache_bytes -= e->bytes;
+			e->cxt = NULL;
+		}
+	}
+}
+
+static void
+cache_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB && cache_hash != NULL)
+		cache_kill_all(InvalidOid, mySubid);
+}
+
+static void
+cache_relcache_callback(Datum arg, Oid relid)
+{
+	if (cache_hash != NULL)
+		cache_kill_all(relid, InvalidSubTransactionId);
+}
+
+/* The end of the portal that read an entry (READ COMMITTED). */
+static void
+portal_scope_end(void *arg)
+{
+	BfPortalScope *scope = (BfPortalScope *) arg;
+
+	if (scope->entry->serial == scope->serial)
+		entry_kill(scope->entry);
+}
+
+void
+bf_cache_init(void)
+{
+	DefineCustomIntVariable("bloomfilter.cache_size",
+							"Memory for stored filters kept between uses in each backend.",
+							"A stored filter read whole is kept in a backend-local cache and shared by every call site; filters no running query uses are evicted, least recently used first, past this size.",
+							&bf_cache_size_mb,
+							256, 0, 1024 * 1024,
+							PGC_USERSET, GUC_UNIT_MB,
+							NULL, NULL, NULL);
+	RegisterXactCallback(cache_xact_callback, NULL);
+	RegisterSubXactCallback(cache_subxact_callback, NULL);
+	CacheRegisterRelcacheCallback(cache_relcache_callback, (Datum) 0);
+}
+
+/*
+ * A registered snapshot holding back this backend's xmin as it is now, or
+ * NULL if there is none to hold.  It is only ever used for its xmin.
+ */
+static Snapshot
+hold_xmin(void)
+{
+	SnapshotData snap;
+
+	if (MyProc == NULL || !TransactionIdIsValid(MyProc->xmin) ||
+		TopTransactionResourceOwner == NULL)
+		return NULL;
+#if PG_VERSION_NUM < 170000
+	/* VACUUM may remove tuples that snapshots still see */
+	if (old_snapshot_threshold >= 0)
+		return NULL;
+#endif
+	memset(&snap, 0, sizeof(snap));
+	snap.snapshot_type = SNAPSHOT_MVCC;
+	snap.xmin = MyProc->xmin;
+	snap.xmax = MyProc->xmin;
+	snap.copied = false;		/* RegisterSnapshotOnOwner copies it */
+	return RegisterSnapshotOnOwner(&snap, TopTransactionResourceOwner);
+}
+
+/*
+ * Read a stored value whole into a new memory context (a child of the
+ * current one until complete, so an error frees it), its bit array aligned
+ * to a cache line.
+ */
+static MemoryContext
+read_stored(struct varlena *ptr, const struct varatt_external *toast,
+			BfValue *v, Size *bytes)
+{
+	MemoryContext cxt;
+	MemoryContext oldcxt;
+	struct varlena *raw;
+
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "bloomfilter cache entry",
+								ALLOCSET_SMALL_SIZES);
+	oldcxt = MemoryContextSwitchTo(cxt);
+	if (VARATT_EXTERNAL_IS_COMPRESSED(*toast))
+	{
+		/* not the default storage: decompressed as it comes */
+		raw = detoast_attr(ptr);
+		*bytes = VARSIZE(raw);
+	}
+	else
+	{
+		Size		size = (Size) toast->va_rawsize;
+		Size		datalen = size - VARHDRSZ;
+		char	   *buffer;
+		char	   *bits;
+		Size		done = 0;
+
+		if (size < VARHDRSZ + BF_HEADER_SIZE ||
+			datalen > BF_HEADER_SIZE + BF_MAX_PAYLOAD_BYTES ||
+			VARATT_EXTERNAL_GET_EXTSIZE(*toast) != datalen)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("bloomfilter value is corrupted"),
+					 errdetail("A stored value of %zu bytes is not the size of a bloomfilter value.",
+							   size)));
+		buffer = MemoryContextAllocHuge(cxt, size + CACHE_LINE);
+		bits = (char *) TYPEALIGN(CACHE_LINE, buffer + VARHDRSZ + BF_HEADER_SIZE);
+		raw = (struct varlena *) (bits - BF_HEADER_SIZE - VARHDRSZ);
+		SET_VARSIZE(raw, size);
+		while (done < datalen)
+		{
+			int32		len = (int32) Min((Size) LOAD_SLICE_BYTES, datalen - done);
+			struct varlena *slice;
+
+			CHECK_FOR_INTERRUPTS();
+			slice = pg_detoast_datum_slice(ptr, (int32) done, len);
+			if (VARSIZE_ANY_EXHDR(slice) != (Size) len)
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_CORRUPTED),
+						 errmsg("bloomfilter value is corrupted"),
+						 errdetail("A slice of %d bytes at offset %zu returned %zu bytes.",
+								   len, done, (size_t) VARSIZE_ANY_EXHDR(slice))));
+			memcpy(VARDATA(raw) + done, VARDATA_ANY(slice), len);
+			pfree(slice);
+			done += len;
+		}
+		*bytes = size + CACHE_LINE;
+	}
+	MemoryContextSwitchTo(oldcxt);
+	bf_value_open(raw, v);
+	return cxt;
+}
+
+/* The live entry of a stored value, or NULL. */
+static BfCacheEntry *
+cache_lookup(const struct varatt_external *toast)
+{
+	BfCacheKey	key;
+	BfCacheHashEntry *h;
+
+	if (cache_hash == NULL)
+		return NULL;
+	key.toast = *toast;
+	h = hash_search(cache_hash, &key, HASH_FIND, NULL);
+	if (h == NULL)
+		return NULL;
+	Assert(h->entry->state == ENTRY_LIVE);
+	cache_shared_hits++;
+	/* most recently used first */
+	dlist_move_head(&live_lru, &h->entry->node);
+	return h->entry;
+}
+
+/* Read a stored value into a new entry of the cache. */
+static BfCacheEntry *
+cache_load(struct varlena *ptr, const struct varatt_external *toast)
+{
+	BfValue		v;
+	Size		bytes;
+	MemoryContext cxt;
+	BfCacheEntry *e;
+	BfCacheKey	key;
+	BfCacheHashEntry *h;
+	bool		found;
+
+	cache_setup();
+	/* make room first: the unpinned copies go before the new one comes */
+	cache_shrink((Size) toast->va_rawsize + CACHE_LINE);
+
+	/* get a slot and a hash entry before reading: no failure after it */
+	if (dlist_is_empty(&free_slots))
+	{
+		e = MemoryContextAllocZero(cache_cxt, sizeof(BfCacheEntry));
+		e->state = ENTRY_FREE;
+		dlist_push_head(&free_slots, &e->node);
+	}
+	key.toast = *toast;
+	(void) hash_search(cache_hash, &key, HASH_ENTER, &found);
+	Assert(!found);
+	hash_search(cache_hash, &key, HASH_REMOVE, NULL);	/* room is made */
+
+	cxt = read_stored(ptr, toast, &v, &bytes);
+	cache_reads++;
+
+	/* nothing below fails (the hash table had room for this key) */
+	e = dlist_container(BfCacheEntry, node, dlist_pop_head_node(&free_slots));
+	e->state = ENTRY_LIVE;
+	e->toast = *toast;
+	e->pins = 0;
+	MemoryContextSetParent(cxt, cache_cxt);
+	e->cxt = cxt;
+	e->value = v;
+	e->bytes = bytes;
+	e->subid = GetCurrentSubTransactionId();
+	e->xmin_hold = NULL;
+	e->transient = false;
+	cache_bytes += bytes;
+	h = hash_search(cache_hash, &key, HASH_ENTER, &found);
+	h->entry = e;
+	dlist_push_head(&live_lru, &e->node);
+
+	e->xmin_hold = hold_xmin();
+	if (e->xmin_hold == NULL)
+		e->transient = true;
+	else if (!IsolationUsesXactSnapshot())
+	{
+		if (ActivePortal != NULL && ActivePortal->portalContext != NULL)
+		{
+			BfPortalScope *scope;
+
+			scope = MemoryContextAlloc(ActivePortal->portalContext,
+									   sizeof(BfPortalScope));
+			scope->entry = e;
+			scope->serial = e->serial;
+			scope->cb.func = portal_scope_end;
+			scope->cb.arg = scope;
+			MemoryContextRegisterResetCallback(ActivePortal->portalContext,
+											   &scope->cb);
+		}
+		/* else: until the end of the transaction */
+	}
+	return e;
+}
+
+static void
+entry_pin(BfCacheEntry *e)
+{
+	e->pins++;
+}
+
+static void
+entry_unpin(BfCacheEntry *e)
+{
+	Assert(e->pins > 0);
+	if (--e->pins > 0)
+		return;
+	if (e->state == ENTRY_DEAD)
+		entry_free(e);
+	else if (e->state == ENTRY_LIVE)
+	{
+		if (e->transient)
+			entry_kill(e);
+		else
+			cache_shrink(0);
+	}
+}
+
+/* fn_mcxt of a call site is going away: let go of its pin. */
+static void
+site_release(void *arg)
+{
+	BfCallSite *site = (BfCallSite *) arg;
+
+	if (site->pinned)
+	{
+		site->pinned = false;
+		entry_unpin(site->refs[0].entry);
+	}
+	site->nrefs = 0;
+}
 
 BfCallSite *
 bf_call_site(FunctionCallInfo fcinfo)
@@ -31,6 +549,13 @@ bf_call_site(FunctionCallInfo fcinfo)
 	{
 		site = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BfCallSite));
 		fcinfo->flinfo->fn_extra = site;
+	}
+	if (!site->release_set)
+	{
+		site->release.func = site_release;
+		site->release.arg = site;
+		MemoryContextRegisterResetCallback(fcinfo->flinfo->fn_mcxt, &site->release);
+		site->release_set = true;
 	}
 	return site;
 }
@@ -52,43 +577,106 @@ bf_call_site_key(FunctionCallInfo fcinfo, BfCallSite *site, Oid keytype,
 	return &site->key;
 }
 
-/* Forget the stored value of the call site, if it is not this one. */
-static void
-track_stored(BfCallSite *site, const struct varatt_external *toast)
+static inline bool
+ref_matches(const BfSiteRef *r, const void *toast)
 {
-	if (site->have_toast && memcmp(toast, &site->toast, sizeof(*toast)) == 0)
-		return;
-	if (site->have_value)
-		pfree(site->buffer);
-	site->have_value = false;
-	site->have_header = false;
-	site->sliced_bytes = 0;
-	site->toast = *toast;
-	site->have_toast = true;
+	return r->entry->serial == r->serial && r->entry->state == ENTRY_LIVE &&
+		memcmp(&r->entry->toast, toast, sizeof(struct varatt_external)) == 0;
 }
 
 /*
- * Read the whole stored value into fn_mcxt, placed so that its bit array
- * starts on a cache line.
+ * Make e the call site's current stored value (refs[0], pinned); the
+ * previous one stays referenced, unpinned, while there is room.
  */
 static void
-load_stored(FunctionCallInfo fcinfo, BfCallSite *site, struct varlena *ptr)
+site_adopt(BfCallSite *site, BfCacheEntry *e)
 {
-	struct varlena *flat = detoast_attr(ptr);
-	Size		size = VARSIZE(flat);
-	char	   *buffer;
-	char	   *bits;
-	struct varlena *raw;
+	BfSiteRef	ref;
+	int			i;
 
-	buffer = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, size + CACHE_LINE);
-	bits = (char *) TYPEALIGN(CACHE_LINE, buffer + VARHDRSZ + BF_HEADER_SIZE);
-	raw = (struct varlena *) (bits - BF_HEADER_SIZE - VARHDRSZ);
-	memcpy(raw, flat, size);
-	pfree(flat);
+	ref.entry = e;
+	ref.serial = e->serial;
+	entry_pin(e);				/* before the unpin: e may be the same */
+	if (site->pinned)
+	{
+		site->pinned = false;
+		entry_unpin(site->refs[0].entry);
+	}
+	/* drop e's older reference, if any, and the stale ones */
+	for (i = 0; i < site->nrefs;)
+	{
+		BfSiteRef  *r = &site->refs[i];
 
-	bf_value_open(raw, &site->value);
-	site->buffer = buffer;
-	site->have_value = true;
+		if (r->entry == e || r->entry->serial != r->serial ||
+			r->entry->state != ENTRY_LIVE)
+		{
+			memmove(r, r + 1, (site->nrefs - i - 1) * sizeof(BfSiteRef));
+			site->nrefs--;
+		}
+		else
+			i++;
+	}
+	if (site->nrefs == BF_SITE_REFS)
+		site->nrefs--;
+	memmove(&site->refs[1], &site->refs[0], site->nrefs * sizeof(BfSiteRef));
+	site->refs[0] = ref;
+	site->nrefs++;
+	site->pinned = true;
+}
+
+/* The entry of a stored value for this call site: referenced, cached or read. */
+static BfCacheEntry *
+site_entry(BfCallSite *site, struct varlena *ptr,
+		   const struct varatt_external *toast, bool read)
+{
+	BfCacheEntry *e;
+
+	if (site->nrefs > 0 && ref_matches(&site->refs[0], toast))
+		return site->refs[0].entry;
+	for (int i = 1; i < site->nrefs; i++)
+	{
+		if (ref_matches(&site->refs[i], toast))
+		{
+			e = site->refs[i].entry;
+			dlist_move_head(&live_lru, &e->node);
+			site_adopt(site, e);
+			return e;
+		}
+	}
+	e = cache_lookup(toast);
+	if (e == NULL)
+	{
+		if (!read)
+			return NULL;
+		e = cache_load(ptr, toast);
+	}
+	site_adopt(site, e);
+	return e;
+}
+
+/*
+ * Open a value in memory (not stored on disk); its header is validated
+ * again only when it differs from the last one seen here.
+ */
+static void
+open_in_memory(BfCallSite *site, Datum d, BfValue *v)
+{
+	struct varlena *raw = PG_DETOAST_DATUM(d);
+
+	if (site->have_inline && VARSIZE(raw) == site->inline_size &&
+		VARSIZE(raw) >= VARHDRSZ + BF_HEADER_SIZE &&
+		memcmp(VARDATA(raw), site->inline_bytes, BF_HEADER_SIZE) == 0)
+	{
+		v->hdr = site->inline_hdr;
+		v->raw = raw;
+		v->bits = (uint8 *) VARDATA(raw) + BF_HEADER_SIZE;
+		return;
+	}
+	bf_value_open(raw, v);
+	memcpy(site->inline_bytes, VARDATA(raw), BF_HEADER_SIZE);
+	site->inline_size = VARSIZE(raw);
+	site->inline_hdr = v->hdr;
+	site->have_inline = true;
 }
 
 void
@@ -103,41 +691,20 @@ bf_call_site_value(FunctionCallInfo fcinfo, BfCallSite *site, int argno,
 	if (bf_expanded_open(d, v))
 		return;
 
-	/*
-	 * A value in memory or inline in its row costs nothing to open; its
-	 * header is validated again only when it differs from the last one.
-	 */
+	/* A value in memory or inline in its row costs nothing to open. */
 	if (!VARATT_IS_EXTERNAL_ONDISK(ptr))
 	{
-		struct varlena *raw = PG_DETOAST_DATUM(d);
-
-		if (site->have_inline && VARSIZE(raw) == site->inline_size &&
-			VARSIZE(raw) >= VARHDRSZ + BF_HEADER_SIZE &&
-			memcmp(VARDATA(raw), site->inline_bytes, BF_HEADER_SIZE) == 0)
-		{
-			v->hdr = site->inline_hdr;
-			v->raw = raw;
-			v->bits = (uint8 *) VARDATA(raw) + BF_HEADER_SIZE;
-			return;
-		}
-		bf_value_open(raw, v);
-		memcpy(site->inline_bytes, VARDATA(raw), BF_HEADER_SIZE);
-		site->inline_size = VARSIZE(raw);
-		site->inline_hdr = v->hdr;
-		site->have_inline = true;
+		open_in_memory(site, d, v);
 		return;
 	}
 
 	VARATT_EXTERNAL_GET_POINTER(toast, ptr);
-	track_stored(site, &toast);
-	if (!site->have_value)
-		load_stored(fcinfo, site, ptr);
-	*v = site->value;
+	*v = site_entry(site, ptr, &toast, true)->value;
 }
 
 /* Read len bytes at offset of a stored value's data. */
 static void
-read_slice(BfCallSite *site, struct varlena *ptr, uint64 offset, int32 len,
+read_slice(BfSliceState *st, struct varlena *ptr, uint64 offset, int32 len,
 		   uint8 *dst)
 {
 	struct varlena *slice = pg_detoast_datum_slice(ptr, (int32) offset, len);
@@ -150,7 +717,53 @@ read_slice(BfCallSite *site, struct varlena *ptr, uint64 offset, int32 len,
 						   len, offset, (size_t) VARSIZE_ANY_EXHDR(slice))));
 	memcpy(dst, VARDATA_ANY(slice), len);
 	pfree(slice);
-	site->sliced_bytes += SLICE_COST_BYTES;
+	st->sliced_bytes += SLICE_COST_BYTES;
+}
+
+/*
+ * The slicing state of a stored value at this call site, made the most
+ * recent; a new one replaces the least recently used.
+ */
+static BfSliceState *
+site_slice_state(BfCallSite *site, const struct varatt_external *toast)
+{
+	BfSliceState st;
+	int			i;
+
+	for (i = 0; i < site->nslices; i++)
+	{
+		if (memcmp(&site->slices[i].toast, toast, sizeof(*toast)) == 0)
+			break;
+	}
+	if (i < site->nslices)
+		st = site->slices[i];
+	else
+	{
+		memset(&st, 0, sizeof(st));
+		st.toast = *toast;
+		if (site->nslices < BF_SITE_REFS)
+			site->nslices++;
+		i = site->nslices - 1;
+	}
+	memmove(&site->slices[1], &site->slices[0], i * sizeof(BfSliceState));
+	site->slices[0] = st;
+	return &site->slices[0];
+}
+
+/* Forget the slicing state of a stored value now read whole. */
+static void
+site_slice_forget(BfCallSite *site, const struct varatt_external *toast)
+{
+	for (int i = 0; i < site->nslices; i++)
+	{
+		if (memcmp(&site->slices[i].toast, toast, sizeof(*toast)) == 0)
+		{
+			memmove(&site->slices[i], &site->slices[i + 1],
+					(site->nslices - i - 1) * sizeof(BfSliceState));
+			site->nslices--;
+			return;
+		}
+	}
 }
 
 void
@@ -160,60 +773,75 @@ bf_call_site_probe(FunctionCallInfo fcinfo, BfCallSite *site, int argno,
 	Datum		d = PG_GETARG_DATUM(argno);
 	struct varlena *ptr = (struct varlena *) DatumGetPointer(d);
 	struct varatt_external toast;
+	BfCacheEntry *e;
 	uint64		size;
 	uint64		planned;
 
-	p->site = site;
+	p->slice = NULL;
 	p->stored = NULL;
 
-	/* the common case first: the stored value cached here, once per row */
-	if (VARATT_IS_EXTERNAL_ONDISK(ptr) && site->have_value &&
-		memcmp(VARDATA_EXTERNAL(ptr), &site->toast, sizeof(site->toast)) == 0)
+	if (!VARATT_IS_EXTERNAL_ONDISK(ptr))
 	{
-		p->hdr = &site->value.hdr;
-		p->bits = site->value.bits;
+		bf_call_site_value(fcinfo, site, argno, &p->own);
+		p->hdr = &p->own.hdr;
+		p->bits = p->own.bits;
 		return;
 	}
 
-	if (VARATT_IS_EXTERNAL_ONDISK(ptr))
+	/* the common case first: the call site's current value, once per row */
+	if (site->nrefs > 0 && ref_matches(&site->refs[0], VARDATA_EXTERNAL(ptr)))
 	{
-		VARATT_EXTERNAL_GET_POINTER(toast, ptr);
-		track_stored(site, &toast);
-		size = (uint64) toast_raw_datum_size(d) - VARHDRSZ;
+		e = site->refs[0].entry;
+		p->hdr = &e->value.hdr;
+		p->bits = e->value.bits;
+		return;
+	}
+
+	/* referenced here or cached by another call site: no read */
+	VARATT_EXTERNAL_GET_POINTER(toast, ptr);
+	e = site_entry(site, ptr, &toast, false);
+	if (e == NULL)
+	{
+		size = (uint64) toast.va_rawsize - VARHDRSZ;
 
 		/*
 		 * Slice a large uncompressed value while the slices read so far and
 		 * those this call plans cost less than reading it whole.
 		 */
 		planned = (uint64) nchecks * SLICE_COST_BYTES;
-		if (!site->have_value && size > SLICE_MIN_VALUE_BYTES &&
-			!VARATT_EXTERNAL_IS_COMPRESSED(toast) &&
-			site->sliced_bytes + planned < size)
+		if (size > SLICE_MIN_VALUE_BYTES &&
+			!VARATT_EXTERNAL_IS_COMPRESSED(toast))
 		{
-			if (!site->have_header)
+			BfSliceState *st = site_slice_state(site, &toast);
+
+			if (st->sliced_bytes + planned < size)
 			{
-				uint8		buf[BF_HEADER_SIZE];
-				char		msg[256];
+				if (!st->have_header)
+				{
+					uint8		buf[BF_HEADER_SIZE];
+					char		msg[256];
 
-				read_slice(site, ptr, 0, BF_HEADER_SIZE, buf);
-				if (bf_header_decode_prefix(buf, sizeof(buf), size,
-											&site->header, msg, sizeof(msg)) != BF_OK)
-					ereport(ERROR,
-							(errcode(ERRCODE_DATA_CORRUPTED),
-							 errmsg("bloomfilter value is corrupted"),
-							 errdetail("%s.", msg)));
-				site->have_header = true;
+					read_slice(st, ptr, 0, BF_HEADER_SIZE, buf);
+					if (bf_header_decode_prefix(buf, sizeof(buf), size,
+												&st->header, msg, sizeof(msg)) != BF_OK)
+						ereport(ERROR,
+								(errcode(ERRCODE_DATA_CORRUPTED),
+								 errmsg("bloomfilter value is corrupted"),
+								 errdetail("%s.", msg)));
+					st->have_header = true;
+				}
+				p->hdr = &st->header;
+				p->bits = NULL;
+				p->stored = ptr;
+				p->slice = st;
+				return;
 			}
-			p->hdr = &site->header;
-			p->bits = NULL;
-			p->stored = ptr;
-			return;
 		}
+		e = site_entry(site, ptr, &toast, true);
+		site_slice_forget(site, &toast);
 	}
-
-	bf_call_site_value(fcinfo, site, argno, &p->own);
-	p->hdr = &p->own.hdr;
-	p->bits = p->own.bits;
+	p->hdr = &e->value.hdr;
+	p->bits = e->value.bits;
 }
 
 bool
@@ -232,7 +860,7 @@ bf_probe_test(BfProbe *p, BfHash hash)
 			uint64		x = bf_classic_iter_next(&it);
 			uint8		byte;
 
-			read_slice(p->site, p->stored, BF_HEADER_SIZE + (x >> 3), 1, &byte);
+			read_slice(p->slice, p->stored, BF_HEADER_SIZE + (x >> 3), 1, &byte);
 			if (!(byte & (1u << (x & 7))))
 				return false;
 		}
@@ -243,9 +871,42 @@ bf_probe_test(BfProbe *p, BfHash hash)
 		uint8		block[BF_BLOCK_BYTES];
 		uint64		b = bf_blocked_block(hash.lo, p->hdr->nbits / BF_BLOCK_BITS);
 
-		read_slice(p->site, p->stored, BF_HEADER_SIZE + b * BF_BLOCK_BYTES,
+		read_slice(p->slice, p->stored, BF_HEADER_SIZE + b * BF_BLOCK_BYTES,
 				   BF_BLOCK_BYTES, block);
 		/* the positions within a block depend only on the hash */
 		return bf_blocked_test(block, BF_BLOCK_BITS, p->hdr->hashes, hash.lo);
 	}
+}
+
+/*
+ * bloom_cache_stats(): entries, bytes, pinned entries now; stored values
+ * read whole and found in the cache since the backend started.
+ */
+Datum
+bloom_cache_stats(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[5];
+	bool		nulls[5] = {false, false, false, false, false};
+	int64		entries = 0;
+	int64		pinned = 0;
+	dlist_iter	it;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	dlist_foreach(it, &live_lru)
+	{
+		BfCacheEntry *e = dlist_container(BfCacheEntry, node, it.cur);
+
+		entries++;
+		if (e->pins > 0)
+			pinned++;
+	}
+	values[0] = Int64GetDatum(entries);
+	values[1] = Int64GetDatum((int64) cache_bytes);
+	values[2] = Int64GetDatum(pinned);
+	values[3] = Int64GetDatum((int64) cache_reads);
+	values[4] = Int64GetDatum((int64) cache_shared_hits);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
+													  values, nulls)));
 }

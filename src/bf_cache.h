@@ -1,22 +1,37 @@
 /*
  * bf_cache.h
- *		Per-call-site state: the key argument's type, and the stored filter
- *		last read at this call site.
+ *		Per-call-site state (the key argument's type, the stored filters
+ *		this call site reads), and the backend's cache of stored filters.
  *
- * A check inside a query runs once per row with the same filter.  Detoasting
- * a stored filter on every call would cost milliseconds per row for a large
- * one, so each call site (FmgrInfo) keeps a detoasted copy in fn_mcxt, keyed
- * by the identity of the TOAST pointer.  A TOAST value is never modified in
- * place: a changed filter gets a new pointer, so the cache never returns the
- * bits of another filter.  The copy's bit array is aligned to a cache line,
- * so a blocked check touches exactly one line.
+ * A check inside a query runs once per row with the same filter, and a
+ * query may check the same stored filter at many call sites.  Detoasting a
+ * stored filter on every call would cost milliseconds per row for a large
+ * one, and a copy per call site would multiply its memory, so a stored
+ * (TOASTed) filter read whole goes into a backend-local cache (bf_cache.c)
+ * shared by every call site: one copy per backend, however many call sites
+ * and statements read it, bounded by bloomfilter.cache_size for the copies
+ * no call site is using.  Each call site keeps references to the last few
+ * stored filters it read (a join against a table of per-partition filters
+ * switches between them without a new read); the current one is pinned, so
+ * it is never freed while the call site can use it.  The copy's bit array
+ * is aligned to a cache line, so a blocked check touches exactly one line.
+ *
+ * An entry is keyed by the TOAST pointer (toast relation, value id, sizes).
+ * A value id identifies one value only while that value exists: once it is
+ * vacuumed away, the id may be given to a new value.  So every entry holds
+ * back this backend's xmin horizon as it was when the value was read (a
+ * registered snapshot with that xmin): no tuple visible to any snapshot of
+ * the backend then can be removed meanwhile, the value's TOAST chunks
+ * included, so its id cannot be reused while the entry exists.  See
+ * bf_cache.c for the lifetime of entries.
  *
  * A single check of a large stored filter need not read all of it: the first
  * checks at a call site read the header and the one block (or the k bytes of
  * a classic filter) they need with pg_detoast_datum_slice.  Once the slices
  * read there would have cost as much as reading the whole value, the call
- * site switches to the cached full copy (a rent-or-buy rule: never more than
- * twice the cost of the better choice in hindsight).
+ * site reads it into the cache (a rent-or-buy rule: never more than twice
+ * the cost of the better choice in hindsight).  A filter already in the
+ * cache is never sliced.
  */
 #ifndef BF_CACHE_H
 #define BF_CACHE_H
@@ -24,23 +39,46 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "utils/palloc.h"
 
 #include "bf_keys.h"
 #include "bf_value.h"
+
+struct BfCacheEntry;
+
+/* A call site's reference to an entry of the backend cache. */
+typedef struct BfSiteRef
+{
+	struct BfCacheEntry *entry;
+	uint64		serial;			/* the entry's serial when referenced */
+} BfSiteRef;
+
+/* References a call site keeps (the current one first, pinned). */
+#define BF_SITE_REFS	4
+
+/* A stored value read by slicing at a call site. */
+typedef struct BfSliceState
+{
+	struct varatt_external toast;	/* its identity */
+	uint64		sliced_bytes;	/* cost of the slices read so far */
+	bool		have_header;	/* its header, read by slicing */
+	BfHeader	header;
+} BfSliceState;
 
 typedef struct BfCallSite
 {
 	BfKeyType	key;			/* key argument's type (key.typid 0: unset) */
 
-	/* the stored (TOASTed) value last seen here */
-	bool		have_toast;
-	struct varatt_external toast;	/* its identity */
-	uint64		sliced_bytes;	/* bytes read from it by slicing so far */
-	bool		have_header;	/* its header, read by slicing */
-	BfHeader	header;
-	bool		have_value;		/* its full copy, below */
-	BfValue		value;
-	void	   *buffer;			/* the allocation holding value.raw */
+	/* stored values read whole here, most recently used first */
+	int			nrefs;
+	bool		pinned;			/* refs[0] is pinned by this call site */
+	BfSiteRef	refs[BF_SITE_REFS];
+	bool		release_set;	/* release below is registered on fn_mcxt */
+	MemoryContextCallback release;
+
+	/* the stored values being read by slicing here, most recent first */
+	int			nslices;
+	BfSliceState slices[BF_SITE_REFS];
 
 	/*
 	 * The header of the last in-memory (not TOASTed) value seen here, as
@@ -51,6 +89,19 @@ typedef struct BfCallSite
 	uint32		inline_size;
 	uint8		inline_bytes[BF_HEADER_SIZE];
 	BfHeader	inline_hdr;
+
+	/* bloom_agg: the sizing arguments last found valid for a NULL key */
+	bool		sizing_checked;
+	int64		sizing_capacity;
+	double		sizing_fpr;
+	int			sizing_layout;
+
+	/* bloom_agg, bloom_union_agg: warning a filter is over capacity */
+	bool		crowded_warned;	/* once per call site */
+	uint64		crowded_nbits;	/* the filter crowded_at was found for */
+	double		crowded_fpr;
+	uint64		crowded_at;		/* keys past which its rate is over 2x target */
+	uint64		crowded_next;	/* "added" at which to look again */
 } BfCallSite;
 
 /*
@@ -62,7 +113,7 @@ typedef struct BfProbe
 	const BfHeader *hdr;
 	const uint8 *bits;			/* NULL: read what a check needs by slicing */
 	struct varlena *stored;		/* the TOAST pointer, when slicing */
-	BfCallSite *site;
+	BfSliceState *slice;		/* its slicing state, when slicing */
 	BfValue		own;			/* the opened value when not cached */
 } BfProbe;
 
@@ -76,6 +127,10 @@ typedef struct BfProbe
 					  get_fn_expr_argtype((fcinfo)->flinfo, (key_argno)), \
 					  (filter_argno)))
 
+/* GUC bloomfilter.cache_size (MB) and the cache's callbacks (from _PG_init) */
+extern int	bf_cache_size_mb;
+extern void bf_cache_init(void);
+
 /* The call site's state, created on first use. */
 extern BfCallSite *bf_call_site(FunctionCallInfo fcinfo);
 
@@ -88,8 +143,9 @@ extern const BfKeyType *bf_call_site_key(FunctionCallInfo fcinfo,
 										 int filter_argno);
 
 /*
- * Open the filter in argument argno for reading all of it, through the call
- * site's cache.  The result must not be modified.
+ * Open the filter in argument argno for reading all of it, through the
+ * backend cache.  The result must not be modified, and is valid until the
+ * next call at this call site.
  */
 extern void bf_call_site_value(FunctionCallInfo fcinfo, BfCallSite *site,
 							   int argno, BfValue *v);

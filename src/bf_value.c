@@ -8,6 +8,7 @@
 
 #include "lib/stringinfo.h"
 
+#include "bf_layout.h"
 #include "bf_sizing.h"
 #include "bf_text.h"
 #include "bf_value.h"
@@ -54,11 +55,9 @@ bf_layout_parse(const char *name)
 }
 
 void
-bf_value_create(int64 capacity, double fpr, int layout, BfValue *v)
+bf_value_check_sizing(int64 capacity, double fpr, int layout, BfSize *size)
 {
-	BfSize		size;
 	uint64		max_nbits = BF_MAX_NBITS(layout);
-	Size		total;
 	char		rate[32];		/* fpr, shortest round-trip form */
 
 	if (capacity <= 0)
@@ -79,7 +78,7 @@ bf_value_create(int64 capacity, double fpr, int layout, BfValue *v)
 						rate),
 				 errhint("For example 0.01 for 1%%.")));
 
-	if (!bf_size_for(layout, (uint64) capacity, fpr, max_nbits, &size))
+	if (!bf_size_for(layout, (uint64) capacity, fpr, max_nbits, size))
 	{
 		uint64		largest = bf_max_capacity(layout, fpr, max_nbits);
 
@@ -98,6 +97,15 @@ bf_value_create(int64 capacity, double fpr, int layout, BfValue *v)
 						   bf_layout_name(layout), largest),
 				 errhint("Use a larger false-positive rate, or split the keys over several filters.")));
 	}
+}
+
+void
+bf_value_create(int64 capacity, double fpr, int layout, BfValue *v)
+{
+	BfSize		size;
+	Size		total;
+
+	bf_value_check_sizing(capacity, fpr, layout, &size);
 
 	memset(&v->hdr, 0, sizeof(v->hdr));
 	v->hdr.version = BF_FORMAT_VERSION;
@@ -199,4 +207,69 @@ bf_value_merge(BfValue *dst, const BfValue *src, BfMergeOp op)
 			bf_header_set_added((uint8_t *) VARDATA(dst->raw), b->added);
 		}
 	}
+}
+
+/*
+ * The number of distinct keys past which a filter's predicted false-positive
+ * rate is more than twice its target.
+ */
+uint64
+bf_value_crowded_count(const BfHeader *h)
+{
+	double		limit = 2 * h->target_fpr;
+	uint64		lo = Max(h->capacity, 1);
+	uint64		hi = lo;
+
+#define OVER(n) (bf_predict_fpr(h->layout, h->nbits, h->hashes, (double) (n)) > limit)
+	if (OVER(lo))
+		return lo;
+	while (!OVER(hi))
+	{
+		lo = hi;
+		if (hi > PG_UINT64_MAX / 4)
+			return PG_UINT64_MAX;
+		hi *= 2;
+	}
+	while (hi - lo > 1)
+	{
+		uint64		mid = lo + (hi - lo) / 2;
+
+		if (OVER(mid))
+			hi = mid;
+		else
+			lo = mid;
+	}
+#undef OVER
+	return hi;
+}
+
+/*
+ * A NOTICE if the filter holds so many distinct keys (estimated from its
+ * bits) that its predicted false-positive rate is over twice the target;
+ * true if it gave one.  final: the filter is complete (the count is what it
+ * holds, not a lower bound).
+ */
+bool
+bf_value_notice_if_crowded(const BfValue *v, bool final)
+{
+	double		distinct = bf_estimate_cardinality(&v->hdr, v->bits);
+	double		predicted = bf_predict_fpr(v->hdr.layout, v->hdr.nbits, v->hdr.hashes,
+										   distinct);
+	char		rate[32];
+	char		target[32];
+
+	if (!(predicted > 2 * v->hdr.target_fpr))
+		return false;
+	bf_format_double(predicted, rate, sizeof(rate));
+	bf_format_double(v->hdr.target_fpr, target, sizeof(target));
+	ereport(NOTICE,
+			(errmsg("bloom filter of capacity " UINT64_FORMAT " holds %s %.0f distinct keys",
+					v->hdr.capacity, final ? "about" : "at least", distinct),
+			 errdetail("Its predicted false-positive rate is %s, more than twice the target %s.",
+					   rate, target),
+			 final ?
+			 errhint("Build it with a capacity of at least %.0f, or with bloom_agg(key) to size it from the keys.",
+					 distinct) :
+			 errhint("Build it with a capacity of at least the number of distinct keys, or with bloom_agg(key) to size it from them.")));
+	return true;
 }

@@ -16,6 +16,7 @@
 #include "bf_format.h"
 #include "bf_hash.h"
 #include "bf_layout.h"
+#include "bf_sizing.h"
 
 /* A value opened for reading (or writing, if it is a private copy). */
 typedef struct BfValue
@@ -45,6 +46,13 @@ extern void bf_value_from_datum(Datum d, bool copy, BfValue *v);
 extern int	bf_layout_parse(const char *name);
 
 /*
+ * Check the sizing arguments of a filter as bf_value_create does (the same
+ * errors) and give its size, without allocating it.
+ */
+extern void bf_value_check_sizing(int64 capacity, double fpr, int layout,
+								  BfSize *size);
+
+/*
  * A new empty value sized for capacity keys at target rate fpr, allocated in
  * CurrentMemoryContext.  Raises an error for parameters out of range or a
  * capacity that does not fit in one value.
@@ -53,6 +61,10 @@ extern void bf_value_create(int64 capacity, double fpr, int layout, BfValue *v);
 
 /* Record that a key of kind `kind` was added (header fields only). */
 extern void bf_value_note_added(BfValue *v, int kind, uint64 nkeys);
+
+/* Over capacity: the count past which the rate is over twice the target. */
+extern uint64 bf_value_crowded_count(const BfHeader *h);
+extern bool bf_value_notice_if_crowded(const BfValue *v, bool final);
 
 typedef enum BfMergeOp
 {

@@ -10,6 +10,9 @@
 
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "utils/guc.h"
+
+#include "bf_cache.h"
 
 PG_MODULE_MAGIC;
 
@@ -18,9 +21,21 @@ void		_PG_init(void);
 /* src/shared/bf_registry.c (the value tier includes nothing from shared/) */
 extern void bf_shared_init(void);
 
+/* src/bf_agg_auto.c */
+extern int	bf_agg_max_distinct;
+
 void
 _PG_init(void)
 {
+	DefineCustomIntVariable("bloomfilter.agg_max_distinct",
+							"Most distinct keys a bloom_agg without a capacity accepts per group.",
+							"Such a build keeps 8 bytes per distinct key (up to 16 while it runs); past this many it fails with program_limit_exceeded.",
+							&bf_agg_max_distinct,
+							100000000, 1, 100000000,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+	bf_cache_init();
+
 	/*
 	 * The shared tier needs shared memory, GUCs and a launcher registered at
 	 * server start.  Loaded any other way, only the value tier is available

@@ -10,9 +10,10 @@
  *     now on adds to;
  *  3. wait for every transaction that may have written the table before it
  *     could see "next" (WaitForLockersMultiple in ShareLock mode);
- *  4. scan the table and all the tables below it with a fresh snapshot,
- *     directly (no SQL), as the table's owner under
- *     SECURITY_RESTRICTED_OPERATION, adding every non-NULL key;
+ *  4. scan the table and all the tables below it directly (no SQL), as the
+ *     table's owner under SECURITY_RESTRICTED_OPERATION, adding the key of
+ *     every row version not yet dead to everyone (so also the rows deleted
+ *     before the scan that an older snapshot may still see);
  *  5. swap: "next" becomes live.
  * Every committed row is then either seen by the scan or was added by its
  * trigger.  Before the swap the build checks that every table of the tree
@@ -28,10 +29,12 @@
 #include "postgres.h"
 
 #include "access/heapam.h"
+#include "access/relscan.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
@@ -39,6 +42,8 @@
 #include "storage/ipc.h"
 #include "storage/lmgr.h"
 #include "storage/proc.h"
+#include "storage/bufmgr.h"
+#include "storage/procarray.h"
 #include "tcop/tcopprot.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -144,6 +149,10 @@ build_exit(int code, Datum arg)
 								   "the build was interrupted");
 		else if (b->outcome == BUILD_SUSPENDED)
 		{
+			/* the live bits may miss writes: never answer from them again */
+			s->generation++;
+			s->has_live = false;
+			s->live_bytes = 0;
 			s->suspended = true;
 			s->done_seq = b->seq;
 			strlcpy(s->last_error, b->error, sizeof(s->last_error));
@@ -375,32 +384,52 @@ add_batch(BuildState *b, BfHash *hashes, int n)
 	b->rows += n;
 }
 
-/* Scan one table of the tree with the snapshot, adding every key. */
+/*
+ * Scan one table of the tree, adding the key of every row version that is
+ * not dead to everyone: the live rows, and also the rows deleted (or whose
+ * key an UPDATE changed) that an older snapshot may still see, as an index
+ * build does.  Those keys only raise the false-positive rate, until the
+ * next rebuild; leaving them out would make such a snapshot's check of a
+ * row it sees answer "no".
+ */
 static void
-scan_member(BuildState *b, Relation rel, Snapshot snap, BfHash *hashes,
-			MemoryContext batch_cxt)
+scan_member(BuildState *b, Relation rel, BfHash *hashes, MemoryContext batch_cxt)
 {
 	AttrNumber	attnum = get_attnum(RelationGetRelid(rel), NameStr(b->def.column_name));
+	TupleDesc	desc = RelationGetDescr(rel);
 	Form_pg_attribute att;
+	TransactionId oldest_xmin;
 	TableScanDesc scan;
-	TupleTableSlot *slot;
+	HeapTuple	tuple;
 	int			n = 0;
 	MemoryContext old;
 
 	if (attnum <= 0)
 		superseded(b);
-	att = TupleDescAttr(RelationGetDescr(rel), attnum - 1);
+	att = TupleDescAttr(desc, attnum - 1);
 	if (att->atttypid != b->atttypid || att->atttypmod != b->atttypmod ||
 		att->attcollation != b->attcoll)
 		superseded(b);
-	slot = table_slot_create(rel, NULL);
-	scan = table_beginscan(rel, snap, 0, NULL);
-	old = MemoryContextSwitchTo(batch_cxt);
-	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
-	{
-		bool		isnull;
-		Datum		d = slot_getattr(slot, attnum, &isnull);
+	if (rel->rd_rel->relam != HEAP_TABLE_AM_OID)
+		suspend(b, psprintf("table \"%s\" does not use the heap access method",
+							RelationGetRelationName(rel)));
 
+	oldest_xmin = GetOldestNonRemovableTransactionId(rel);
+	scan = table_beginscan_strat(rel, SnapshotAny, 0, NULL, true, false);
+	old = MemoryContextSwitchTo(batch_cxt);
+	while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		Buffer		buf = ((HeapScanDesc) scan)->rs_cbuf;
+		HTSV_Result status;
+		bool		isnull;
+		Datum		d;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		status = HeapTupleSatisfiesVacuum(tuple, oldest_xmin, buf);
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		if (status == HEAPTUPLE_DEAD)
+			continue;
+		d = heap_getattr(tuple, attnum, desc, &isnull);
 		if (isnull)
 			continue;
 		hashes[n++] = bf_key_hash(&b->kt, d, BF_LAYOUT_BLOCKED);
@@ -416,7 +445,6 @@ scan_member(BuildState *b, Relation rel, Snapshot snap, BfHash *hashes,
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(batch_cxt);
 	table_endscan(scan);
-	ExecDropSingleTupleTableSlot(slot);
 }
 
 /* Is the guard sound?  Suspends the build (and exits) if not. */
@@ -425,7 +453,18 @@ build_check_guard(BuildState *b)
 {
 	Oid			culprit;
 	BfGuardState st = bf_guard_state(b->def.relid, b->def.name, &culprit);
+	List	   *members = bf_tree_members(b->def.relid, AccessShareLock);
+	ListCell   *lc;
 
+	/* a foreign table's rows are written where no trigger sees them */
+	foreach(lc, members)
+	{
+		char		relkind = get_rel_relkind(lfirst_oid(lc));
+
+		if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
+			suspend(b, psprintf("table \"%s\" of the guarded tree is not a plain table",
+								get_rel_name(lfirst_oid(lc))));
+	}
 	if (st == BF_GUARD_OK)
 		return;
 	suspend(b, psprintf(st == BF_GUARD_MISSING || st == BF_GUARD_CHILD_MISSING ?
@@ -465,7 +504,9 @@ build_scan(BuildState *b)
 						   save_sec | SECURITY_LOCAL_USERID_CHANGE |
 						   SECURITY_RESTRICTED_OPERATION);
 	level = bf_fixed_search_path();
+	/* the scan reads every version; this snapshot is for detoasting */
 	snap = RegisterSnapshot(GetLatestSnapshot());
+	PushActiveSnapshot(snap);
 	hashes = palloc(sizeof(BfHash) * BF_BATCH);
 	batch_cxt = AllocSetContextCreate(CurrentMemoryContext, "bloomfilter build batch",
 									  ALLOCSET_DEFAULT_SIZES);
@@ -474,9 +515,10 @@ build_scan(BuildState *b)
 		Relation	rel = table_open(lfirst_oid(lc), NoLock);
 
 		if (rel->rd_rel->relkind == RELKIND_RELATION)
-			scan_member(b, rel, snap, hashes, batch_cxt);
+			scan_member(b, rel, hashes, batch_cxt);
 		table_close(rel, NoLock);
 	}
+	PopActiveSnapshot();
 	UnregisterSnapshot(snap);
 	bf_restore_search_path(level);
 	SetUserIdAndSecContext(save_userid, save_sec);
@@ -603,8 +645,19 @@ load_database(void)
 		BfDefinition *d = lfirst(lc);
 		BfFilterRef ref;
 
-		if (!bf_filter_lookup(d, false, &ref))
-			bf_filter_request_build(d, InvalidTransactionId, false);
+		if (bf_filter_lookup(d, false, &ref))
+			continue;
+		if (!bf_filter_slot_free())
+		{
+			/* the others stay "not loaded" (checks answer "maybe") */
+			ereport(WARNING,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("shared bloom filter \"%s\" cannot be loaded: all %d shared bloom filter slots are in use",
+							d->name, bf_max_shared_filters),
+					 errhint("Increase bloomfilter.max_shared_filters (needs a restart), or remove guards with bloom_unguard().")));
+			continue;
+		}
+		bf_filter_request_build(d, InvalidTransactionId, false);
 	}
 	PopActiveSnapshot();
 	CommitTransactionCommand();

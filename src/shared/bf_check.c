@@ -39,6 +39,7 @@
 #include "storage/proc.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rls.h"
 #include "utils/syscache.h"
@@ -98,9 +99,12 @@ typedef struct BfSharedSite
 static void
 undefined_filter(const char *name)
 {
+	/* a name longer than any filter's is not echoed whole */
 	ereport(ERROR,
 			(errcode(ERRCODE_UNDEFINED_OBJECT),
-			 errmsg("shared bloom filter \"%s\" does not exist", name),
+			 errmsg("shared bloom filter \"%.*s%s\" does not exist",
+					BF_SHARED_NAME_LEN, name,
+					strlen(name) > BF_SHARED_NAME_LEN ? "..." : ""),
 			 errhint("Create it with bloom_guard(table, column); the view bloom_shared_filters lists the existing ones.")));
 }
 
@@ -157,16 +161,20 @@ check_access(BfSharedSite *site, SiteMode mode)
 /*
  * Does "=" with a left input of type left compare a column of type colbase
  * as the column's canonical keys do?  Its own type, or one that shares its
- * bytes and its equality (varchar as text, int4 as oid); not char(n), whose
- * equality ignores trailing blanks where the other strings' does not.
+ * bytes and its equality (varchar as text, int4 as oid).  char(n) equality
+ * ignores trailing blanks: only a varchar column, whose keys are hashed
+ * without them too, may be compared as char(n).
  */
 static bool
 column_compares_as(Oid colbase, Oid left)
 {
 	if (left == colbase)
 		return true;
-	return IsBinaryCoercible(colbase, left) &&
-		colbase != BPCHAROID && left != BPCHAROID;
+	if (!IsBinaryCoercible(colbase, left))
+		return false;
+	if (left == BPCHAROID)
+		return colbase == VARCHAROID;
+	return colbase != BPCHAROID;
 }
 
 /* A key of type argtype for a column of type colbase: how to hash it. */
@@ -433,6 +441,27 @@ site_refresh(BfSharedSite *site)
 	}
 }
 
+/*
+ * The site's reference no longer reaches a filter (reset by DDL, not loaded):
+ * take in what other sessions committed meanwhile; if the definitions or the
+ * guarded column changed (the DDL review invalidates the definitions table
+ * when keys may have changed), resolve the site and hash the key again, then
+ * find the filter's slot.
+ */
+static BfSharedSite *
+site_revalidate(FunctionCallInfo fcinfo, BfSharedSite *site, SiteMode mode,
+				bool text_arg, BfHash *h)
+{
+	AcceptInvalidationMessages();
+	if (site->epoch != bf_def_epoch)
+	{
+		site = site_setup(fcinfo, mode, text_arg);
+		*h = site_hash(site, PG_GETARG_DATUM(1));
+	}
+	site_refresh(site);
+	return site;
+}
+
 /* The filter was built for a column of another type: re-resolve next time. */
 static void
 wrong_kind(BfSharedSite *site, int filter_kind)
@@ -463,7 +492,7 @@ contains_common(FunctionCallInfo fcinfo, bool text_arg)
 	r = bf_filter_check(&site->ref, h, site_kind(site), &filter_kind);
 	if (r == BF_CHECK_UNKNOWN)
 	{
-		site_refresh(site);
+		site = site_revalidate(fcinfo, site, SITE_READ, text_arg, &h);
 		r = bf_filter_check(&site->ref, h, site_kind(site), &filter_kind);
 	}
 	if (r == BF_CHECK_WRONG_KIND)
@@ -502,7 +531,7 @@ add_common(FunctionCallInfo fcinfo, bool text_arg)
 	r = bf_filter_add(&site->ref, h, site_kind(site), &filter_kind);
 	if (r == BF_CHECK_UNKNOWN)
 	{
-		site_refresh(site);
+		site = site_revalidate(fcinfo, site, SITE_WRITE, text_arg, &h);
 		r = bf_filter_add(&site->ref, h, site_kind(site), &filter_kind);
 	}
 	if (r == BF_CHECK_WRONG_KIND)

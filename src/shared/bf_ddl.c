@@ -47,6 +47,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
@@ -62,6 +63,8 @@ typedef struct Touched
 	bool		triggers_changed;
 	bool		trigger_dropped;
 	bool		joined;			/* it became a child (CREATE TABLE, INHERIT) */
+	bool		trigger_created;	/* CREATE TRIGGER on it */
+	bool		renamed;		/* it or its schema was renamed */
 } Touched;
 
 static Oid
@@ -84,9 +87,9 @@ trigger_table(Oid trigoid)
 	return relid;
 }
 
+/* Record what a command did to a table (merged with what it did before). */
 static List *
-touch(List *touched, Oid relid, bool keys_changed, bool triggers_changed,
-	  bool trigger_dropped, bool joined)
+touch(List *touched, Oid relid, const Touched *what)
 {
 	ListCell   *lc;
 	Touched    *t;
@@ -98,19 +101,18 @@ touch(List *touched, Oid relid, bool keys_changed, bool triggers_changed,
 		t = lfirst(lc);
 		if (t->relid == relid)
 		{
-			t->keys_changed |= keys_changed;
-			t->triggers_changed |= triggers_changed;
-			t->trigger_dropped |= trigger_dropped;
-			t->joined |= joined;
+			t->keys_changed |= what->keys_changed;
+			t->triggers_changed |= what->triggers_changed;
+			t->trigger_dropped |= what->trigger_dropped;
+			t->joined |= what->joined;
+			t->trigger_created |= what->trigger_created;
+			t->renamed |= what->renamed;
 			return touched;
 		}
 	}
 	t = palloc(sizeof(Touched));
+	*t = *what;
 	t->relid = relid;
-	t->keys_changed = keys_changed;
-	t->triggers_changed = triggers_changed;
-	t->trigger_dropped = trigger_dropped;
-	t->joined = joined;
 	return lappend(touched, t);
 }
 
@@ -183,9 +185,8 @@ commands_touched(void)
 			continue;
 		if (cmd->type == SCT_AlterTable)
 		{
+			Touched		what = {0};
 			bool		keeps = true;
-			bool		trigger = false;
-			bool		joined = false;
 
 			if (cmd->d.alterTable.classId != RelationRelationId)
 				continue;
@@ -194,23 +195,34 @@ commands_touched(void)
 				CollectedATSubcmd *sub = lfirst(lc);
 				AlterTableCmd *at = (AlterTableCmd *) sub->parsetree;
 
-				if (!IsA(at, AlterTableCmd) || !subcommand_keeps_keys(at->subtype, &trigger))
+				if (!IsA(at, AlterTableCmd) ||
+					!subcommand_keeps_keys(at->subtype, &what.triggers_changed))
 					keeps = false;
 				if (IsA(at, AlterTableCmd) && at->subtype == AT_AddInherit)
-					joined = true;
+					what.joined = true;
 			}
-			touched = touch(touched, cmd->d.alterTable.objectId, !keeps, trigger, false,
-							joined);
+			what.keys_changed = !keeps;
+			touched = touch(touched, cmd->d.alterTable.objectId, &what);
 		}
 		else if (cmd->type == SCT_Simple)
 		{
 			ObjectAddress a = cmd->d.simple.address;
+			Touched		what = {0};
 
 			if (a.classId == TriggerRelationId)
-				touched = touch(touched, trigger_table(a.objectId), false, true, false, false);
+			{
+				what.triggers_changed = true;
+				what.trigger_created = IsA(cmd->parsetree, CreateTrigStmt);
+				touched = touch(touched, trigger_table(a.objectId), &what);
+			}
 			else if (a.classId == RelationRelationId)
-				touched = touch(touched, a.objectId, false, false, false,
-								IsA(cmd->parsetree, CreateStmt));
+			{
+				what.joined = IsA(cmd->parsetree, CreateStmt) ||
+					IsA(cmd->parsetree, CreateForeignTableStmt);
+				what.renamed = IsA(cmd->parsetree, RenameStmt) &&
+					((RenameStmt *) cmd->parsetree)->renameType == OBJECT_TABLE;
+				touched = touch(touched, a.objectId, &what);
+			}
 		}
 	}
 	return touched;
@@ -249,8 +261,11 @@ drops_touched(List *defs, List **removed)
 			Oid			nsp = get_namespace_oid(TextDatumGetCString(elems[0]), true);
 			Oid			relid = OidIsValid(nsp) ?
 				get_relname_relid(TextDatumGetCString(elems[1]), nsp) : InvalidOid;
+			Touched		what = {0};
 
-			touched = touch(touched, relid, false, true, true, false);
+			what.triggers_changed = true;
+			what.trigger_dropped = true;
+			touched = touch(touched, relid, &what);
 			continue;
 		}
 		if (classid != RelationRelationId)
@@ -401,39 +416,61 @@ review_guard(const BfDefinition *def, bool keys_changed, bool triggers_changed,
 	 * suspended until the triggers are in place.
 	 */
 	if (st != BF_GUARD_OK || keys_changed)
+	{
 		bf_filter_request_build(def, InvalidTransactionId, true);
+		/* call sites resolve the column again (its type may have changed) */
+		CacheInvalidateRelcacheByRelid(bf_config_table(false));
+	}
 	else if (triggers_changed && bf_filter_needs_build(def))
 		bf_filter_request_build(def, InvalidTransactionId, false);
 }
 
-/* Guard triggers left on a table outside the guard's tree (NO INHERIT). */
+/*
+ * Guard triggers of a filter on tables outside its tree: a table that left
+ * it (NO INHERIT) and those below it lose them; one just created on an
+ * unrelated table is refused.
+ */
 static void
-drop_stray_triggers(const BfDefinition *def, Oid relid)
+drop_stray_triggers(const BfDefinition *def, const Touched *t)
 {
-	List	   *names;
+	List	   *below = bf_tree_members(t->relid, AccessShareLock);
 	ListCell   *lc;
 
-	if (bf_tree_contains(def->relid, relid))
-		return;
-	names = bf_guard_triggers(relid, def->name);
-	foreach(lc, names)
+	foreach(lc, below)
 	{
-		ereport(NOTICE,
-				(errmsg("trigger \"%s\" of table \"%s\" was dropped: the table is not part of the table guarded by shared bloom filter \"%s\"",
-						(char *) lfirst(lc), get_rel_name(relid), def->name)));
-		bf_own_ddl++;
-		PG_TRY();
+		Oid			relid = lfirst_oid(lc);
+		List	   *names;
+		ListCell   *ln;
+
+		if (bf_tree_contains(def->relid, relid))
+			continue;
+		names = bf_guard_triggers(relid, def->name);
+		if (names != NIL && t->trigger_created && relid == t->relid)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("a trigger on table \"%s\" cannot maintain shared bloom filter \"%s\" of table \"%s\"",
+							get_rel_name(relid), def->name, get_rel_name(def->relid)),
+					 errdetail("A filter holds the keys of its table, its partitions and its inheritance children only."),
+					 errhint("Guard this table's column with bloom_guard().")));
+		foreach(ln, names)
 		{
-			bf_spi_exec(psprintf("DROP TRIGGER %s ON %s", quote_identifier(lfirst(lc)),
-								 quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-															get_rel_name(relid))),
-						0, NULL, NULL, SPI_OK_UTILITY);
+			ereport(NOTICE,
+					(errmsg("trigger \"%s\" of table \"%s\" was dropped: the table is no longer part of the table guarded by shared bloom filter \"%s\"",
+							(char *) lfirst(ln), get_rel_name(relid), def->name)));
+			bf_own_ddl++;
+			PG_TRY();
+			{
+				bf_spi_exec(psprintf("DROP TRIGGER %s ON %s", quote_identifier(lfirst(ln)),
+									 quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+																get_rel_name(relid))),
+							0, NULL, NULL, SPI_OK_UTILITY);
+			}
+			PG_FINALLY();
+			{
+				bf_own_ddl--;
+			}
+			PG_END_TRY();
 		}
-		PG_FINALLY();
-		{
-			bf_own_ddl--;
-		}
-		PG_END_TRY();
 	}
 }
 
@@ -460,7 +497,12 @@ review_touched(List *defs, List *touched, List *removed)
 
 			if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(t->relid)))
 				continue;
-			if (bf_tree_contains(d->relid, t->relid))
+			/*
+			 * A table of the guard's tree, or one above it: ALTER TABLE on a
+			 * parent recurses into its partitions and children.
+			 */
+			if (bf_tree_contains(d->relid, t->relid) ||
+				bf_tree_contains(t->relid, d->relid))
 			{
 				mine = true;
 				keys_changed |= t->keys_changed;
@@ -469,7 +511,12 @@ review_touched(List *defs, List *touched, List *removed)
 				joined |= t->joined && t->relid != d->relid;
 			}
 			else
-				drop_stray_triggers(d, t->relid);
+				drop_stray_triggers(d, t);
+			if (t->renamed && t->relid == d->relid)
+				ereport(NOTICE,
+						(errmsg("shared bloom filter \"%s\" keeps guarding table \"%s\" under its new name",
+								d->name, get_rel_name(d->relid)),
+						 errdetail("Guards follow their table, not its name; a table created under the old name is not guarded.")));
 		}
 		if (mine)
 			review_guard(d, keys_changed, triggers_changed, trigger_dropped, joined);
@@ -505,6 +552,9 @@ bloom_shared_ddl(PG_FUNCTION_ARGS)
 			bf_filters_forget_db(MyDatabaseId, InvalidOid);
 		PG_RETURN_VOID();
 	}
+	/* not updated yet to this library's version: nothing can be guarded */
+	if (!bf_config_current())
+		PG_RETURN_VOID();
 	defs = bf_def_all();
 	if (defs == NIL)
 		PG_RETURN_VOID();

@@ -45,6 +45,7 @@
 uint64		bf_def_epoch = 1;
 static HTAB *def_cache = NULL;
 static Oid	cached_cfgoid = InvalidOid;
+static int	cached_current = -1;	/* -1 unknown, 0 an older layout, 1 current */
 static bool callback_registered = false;
 
 static void
@@ -59,6 +60,7 @@ bf_def_invalidate(void)
 {
 	bf_def_epoch++;
 	cached_cfgoid = InvalidOid;
+	cached_current = -1;
 	if (def_cache)
 	{
 		hash_destroy(def_cache);
@@ -112,6 +114,36 @@ bf_config_table(bool missing_ok)
 				 errmsg("bloomfilter configuration table \"%s\" is missing",
 						BF_SHARED_CONFIG_TABLE)));
 	return cached_cfgoid;
+}
+
+/*
+ * Is the configuration table of this library's layout?  After the library
+ * is replaced by a newer one, a database keeps the older layout until
+ * ALTER EXTENSION bloomfilter UPDATE: triggers and event triggers then do
+ * nothing (no filter can be built, so none can miss a key) and checks fail
+ * with a hint.
+ */
+bool
+bf_config_current(void)
+{
+	Oid			cfgoid = bf_config_table(true);
+
+	if (!OidIsValid(cfgoid))
+		return false;
+	if (cached_current < 0)
+		cached_current = get_attnum(cfgoid, "rel") != InvalidAttrNumber;
+	return cached_current == 1;
+}
+
+static void
+check_config_current(void)
+{
+	if (!bf_config_current())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("extension \"bloomfilter\" must be updated in this database to use shared bloom filters"),
+				 errdetail("The library loaded is newer than the extension's objects."),
+				 errhint("Run ALTER EXTENSION bloomfilter UPDATE.")));
 }
 
 /* The configuration table's columns, by name. */
@@ -202,6 +234,7 @@ bf_def_all(void)
 	List	   *result = NIL;
 	DefColumns	cols;
 
+	check_config_current();
 	rel = table_open(cfgoid, AccessShareLock);
 	def_columns(RelationGetDescr(rel), &cols);
 	snap = RegisterSnapshot(GetLatestSnapshot());

@@ -128,7 +128,7 @@ bf_filter_check(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind)
 	if (s == NULL)
 		return BF_CHECK_UNKNOWN;
 	pg_atomic_fetch_add_u64(&s->checks, 1);
-	if (s->has_live)
+	if (s->has_live && !s->suspended)
 	{
 		*filter_kind = s->key_kind;
 		if (s->key_kind != kind)
@@ -213,28 +213,39 @@ struct varlena *
 bf_filter_snapshot(const BfFilterRef *ref)
 {
 	BfSlot	   *s = bf_slot_acquire(ref, LW_SHARED);
-	struct varlena *result = NULL;
+	struct varlena *result;
+	BfHeader	hdr;
+	Size		payload;
+	Size		total;
 
 	if (s == NULL)
 		return NULL;
-	if (s->has_live && bf_payload_bytes(s->live_hdr.nbits) <=
-		MaxAllocHugeSize - VARHDRSZ - BF_HEADER_SIZE)
+	if (!s->has_live || s->suspended)
 	{
-		BfHeader	hdr = s->live_hdr;
-		Size		payload = bf_payload_bytes(hdr.nbits);
-		Size		total = VARHDRSZ + BF_HEADER_SIZE + payload;
-
-		if (total <= MaxAllocSize)
-		{
-			hdr.key_kind = (uint8) s->key_kind;
-			hdr.added = pg_atomic_read_u64(&s->added);
-			result = (struct varlena *) palloc(total);
-			SET_VARSIZE(result, total);
-			bf_header_encode(&hdr, (uint8_t *) VARDATA(result));
-			memcpy((char *) VARDATA(result) + BF_HEADER_SIZE,
-				   bf_pool + s->live_off, payload);
-		}
+		bf_slot_release(s);
+		return NULL;
 	}
+	hdr = s->live_hdr;
+	payload = bf_payload_bytes(hdr.nbits);
+	total = VARHDRSZ + BF_HEADER_SIZE + payload;
+	if (total > MaxAllocSize)
+	{
+		char		name[BF_SHARED_NAME_LEN];
+
+		strlcpy(name, s->name, sizeof(name));
+		bf_slot_release(s);
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("shared bloom filter \"%s\" is too large to be returned as a value",
+						name),
+				 errdetail("A bloomfilter value is at most 1 GB.")));
+	}
+	hdr.key_kind = (uint8) s->key_kind;
+	hdr.added = pg_atomic_read_u64(&s->added);
+	result = (struct varlena *) palloc(total);
+	SET_VARSIZE(result, total);
+	bf_header_encode(&hdr, (uint8_t *) VARDATA(result));
+	memcpy((char *) VARDATA(result) + BF_HEADER_SIZE, bf_pool + s->live_off, payload);
 	bf_slot_release(s);
 	return result;
 }
@@ -248,8 +259,8 @@ bf_filter_is_ready(const BfFilterRef *ref)
 
 	if (s == NULL)
 		return false;
-	ready = s->has_live && !s->has_next && s->request_seq == s->done_seq &&
-		s->builder_pid == 0;
+	ready = s->has_live && !s->suspended && !s->has_next &&
+		s->request_seq == s->done_seq && s->builder_pid == 0;
 	bf_slot_release(s);
 	return ready;
 }
@@ -367,8 +378,10 @@ bloom_shared_filters_info(PG_FUNCTION_ARGS)
 	Oid			cfgoid;
 	bool		standby;
 
-	bf_shared_check_enabled();
 	InitMaterializedSRF(fcinfo, 0);
+	/* without the preload, the view shows the definitions, none loaded */
+	if (!bf_shared_available())
+		return (Datum) 0;
 	cfgoid = bf_config_table(true);
 	standby = RecoveryInProgress();
 

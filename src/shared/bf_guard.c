@@ -238,12 +238,14 @@ check_sizing(Oid relid, double fpr, int64 capacity, bool capacity_given)
 				 errmsg("false-positive rate %s is too small for a bloom filter", rate),
 				 errhint("Use a rate of at least 1e-15.")));
 	need = capacity_given ? capacity : (int64) Max(1000, 2 * bf_tree_estimate_rows(relid));
-	if (!bf_size_for(BF_LAYOUT_BLOCKED, (uint64) need, fpr, max_nbits, &size))
+	if (!bf_size_for(BF_LAYOUT_BLOCKED, (uint64) need, fpr, max_nbits, &size) ||
+		bf_payload_bytes(size.nbits) > bf_pool_free_bytes())
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-				 errmsg("a shared bloom filter of capacity " INT64_FORMAT " at false-positive rate %s does not fit in bloomfilter.shared_memory (%d MB)",
-						need, rate, bf_shared_memory_mb),
-				 errhint("Raise bloomfilter.shared_memory (needs a restart), or use a smaller capacity or a larger rate.")));
+				 errmsg("a shared bloom filter of capacity " INT64_FORMAT " at false-positive rate %s does not fit in bloomfilter.shared_memory (%d MB, %llu kB free)",
+						need, rate, bf_shared_memory_mb,
+						(unsigned long long) (bf_pool_free_bytes() / 1024)),
+				 errhint("Raise bloomfilter.shared_memory (needs a restart), use a smaller capacity or a larger rate, or remove other guards.")));
 }
 
 /* The guarded table and column as bloom_guard accepts them. */
@@ -299,6 +301,8 @@ bloom_guard(PG_FUNCTION_ARGS)
 	relid = PG_GETARG_OID(0);
 	column = NameStr(*PG_GETARG_NAME(1));
 	check_table_exists(relid);
+	/* before waiting for the lock: a stranger must not queue writers behind it */
+	bf_check_owner(relid);
 	/* CREATE TRIGGER takes this lock anyway: take it before looking */
 	LockRelationOid(relid, ShareRowExclusiveLock);
 	check_table_exists(relid);
@@ -367,7 +371,9 @@ bloom_shared_rebuild(PG_FUNCTION_ARGS)
 	if (!bf_def_by_name(name, &def))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("shared bloom filter \"%s\" does not exist", name),
+				 errmsg("shared bloom filter \"%.*s%s\" does not exist",
+						BF_SHARED_NAME_LEN, name,
+						strlen(name) > BF_SHARED_NAME_LEN ? "..." : ""),
 				 errhint("Create it with bloom_guard(table, column); the view bloom_shared_filters lists the existing ones.")));
 	check_table_exists(def.relid);
 	bf_check_owner(def.relid);

@@ -76,10 +76,15 @@ start_worker(Oid dbid, int mode, int slot, BackgroundWorkerHandle **handle)
 	strlcpy(w.bgw_library_name, "bloomfilter", BGW_MAXLEN);
 	strlcpy(w.bgw_function_name, "bf_worker_main", BGW_MAXLEN);
 	if (mode == BF_WORKER_LOAD)
+	{
 		snprintf(w.bgw_name, BGW_MAXLEN, "bloomfilter load of database %u", dbid);
+		strlcpy(w.bgw_type, "bloomfilter load", BGW_MAXLEN);
+	}
 	else
+	{
 		snprintf(w.bgw_name, BGW_MAXLEN, "bloomfilter build");
-	strlcpy(w.bgw_type, "bloomfilter build", BGW_MAXLEN);
+		strlcpy(w.bgw_type, "bloomfilter build", BGW_MAXLEN);
+	}
 	w.bgw_main_arg = ObjectIdGetDatum(dbid);
 	memcpy(w.bgw_extra, &args, sizeof(args));
 	w.bgw_notify_pid = MyProcPid;
@@ -156,6 +161,7 @@ typedef struct LoadAttempt
 
 static LoadAttempt load_attempts[BF_MAX_LOAD_REQUESTS * 2];
 static int	nload_attempts = 0;
+static bool load_start_failed = false;	/* warned about it already */
 
 /* Start a load worker per queued database (at most one per interval). */
 static bool
@@ -178,13 +184,26 @@ serve_loads(TimestampTz now)
 		for (a = 0; a < nload_attempts; a++)
 			if (load_attempts[a].dbid == queue[q])
 				break;
-		if ((a < nload_attempts &&
-			 !TimestampDifferenceExceeds(load_attempts[a].at, now, LOAD_INTERVAL_MS)) ||
-			!start_worker(queue[q], BF_WORKER_LOAD, -1, &h))
+		if (a < nload_attempts &&
+			!TimestampDifferenceExceeds(load_attempts[a].at, now, LOAD_INTERVAL_MS))
 		{
 			queue[kept++] = queue[q];	/* later */
 			continue;
 		}
+		if (!start_worker(queue[q], BF_WORKER_LOAD, -1, &h))
+		{
+			if (!load_start_failed)
+				ereport(WARNING,
+						(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+						 errmsg("could not start a worker to load the shared bloom filters of database %u",
+								queue[q]),
+						 errdetail("No background worker slot is free; the filters answer \"maybe\" until one is."),
+						 errhint("Raise max_worker_processes (needs a restart).")));
+			load_start_failed = true;
+			queue[kept++] = queue[q];	/* later */
+			continue;
+		}
+		load_start_failed = false;
 		if (a == nload_attempts)
 		{
 			if (nload_attempts < lengthof(load_attempts))
@@ -262,9 +281,10 @@ serve_builds(TimestampTz now)
 		LWLockRelease(bf_slot_lock(i));
 		if (due && !start_worker(dbid, BF_WORKER_BUILD, i, &build_handles[i]))
 		{
-			/* no free worker now: try again soon */
+			/* no free worker slot: a failed attempt, retried with backoff */
 			LWLockAcquire(bf_slot_lock(i), LW_EXCLUSIVE);
 			s->launching = false;
+			bf_slot_record_failure(s, "no background worker slot is free (max_worker_processes)");
 			LWLockRelease(bf_slot_lock(i));
 			build_handles[i] = NULL;
 			wait_ms = Min(wait_ms, 1000);

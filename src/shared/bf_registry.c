@@ -13,7 +13,9 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "catalog/indexing.h"
+#include "catalog/objectaccess.h"
 #include "catalog/pg_extension.h"
+#include "commands/extension.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
@@ -48,6 +50,7 @@ char	   *bf_pool = NULL;
 
 static LWLockPadded *bf_locks = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+static object_access_hook_type prev_object_access_hook = NULL;
 #if PG_VERSION_NUM >= 150000
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 #endif
@@ -118,6 +121,22 @@ bf_shmem_startup(void)
 	LWLockRelease(AddinShmemInitLock);
 }
 
+/*
+ * DROP EXTENSION bloomfilter: its event triggers are dropped with it and do
+ * not fire, so forget this database's filters here (a rolled-back drop
+ * leaves definitions without filters: they are built again on first use).
+ */
+static void
+bf_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+				 int subId, void *arg)
+{
+	if (prev_object_access_hook)
+		prev_object_access_hook(access, classId, objectId, subId, arg);
+	if (access == OAT_DROP && classId == ExtensionRelationId &&
+		bf_shared != NULL && objectId == get_extension_oid("bloomfilter", true))
+		bf_filters_forget_db(MyDatabaseId, InvalidOid);
+}
+
 void
 bf_shared_init(void)
 {
@@ -147,6 +166,8 @@ bf_shared_init(void)
 #endif
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = bf_shmem_startup;
+	prev_object_access_hook = object_access_hook;
+	object_access_hook = bf_object_access;
 
 	bf_register_launcher();
 	bf_shared_enabled = true;
@@ -258,6 +279,19 @@ bf_slot_reset(int i)
 	slot_forget_locked(&bf_shared->slots[i]);
 	LWLockRelease(bf_slot_lock(i));
 	LWLockRelease(bf_registry_lock());
+}
+
+/* Is a slot free?  (A hint only: another backend may take it first.) */
+bool
+bf_filter_slot_free(void)
+{
+	bool		free_slot = false;
+
+	LWLockAcquire(bf_registry_lock(), LW_SHARED);
+	for (int i = 0; i < bf_shared->nslots && !free_slot; i++)
+		free_slot = !bf_shared->slots[i].in_use;
+	LWLockRelease(bf_registry_lock());
+	return free_slot;
 }
 
 /* Take a free slot for a definition; the registry lock is held exclusively. */
@@ -456,6 +490,18 @@ bf_pool_used(void)
 		used += ext[i].bytes;
 	pfree(ext);
 	return used;
+}
+
+/* Free bytes in the pool now (fragmentation aside). */
+uint64
+bf_pool_free_bytes(void)
+{
+	uint64		used;
+
+	LWLockAcquire(bf_registry_lock(), LW_SHARED);
+	used = bf_pool_used();
+	LWLockRelease(bf_registry_lock());
+	return bf_shared->pool_bytes - Min(used, bf_shared->pool_bytes);
 }
 
 /* First fit; the registry lock is held exclusively. */

@@ -75,6 +75,8 @@ extern void bf_shared_check_enabled(void);
 extern bool bf_shared_available(void);
 extern uint64 bf_shared_max_nbits(void);
 extern bool bf_filter_lookup(const BfDefinition *def, bool create, BfFilterRef *ref);
+extern bool bf_filter_slot_free(void);
+extern uint64 bf_pool_free_bytes(void);
 extern void bf_filter_request_build(const BfDefinition *def, TransactionId wait_xid,
 									bool forget);
 extern void bf_filter_forget(int64 defid);
@@ -96,6 +98,7 @@ extern bool bf_filter_needs_build(const BfDefinition *def);
 extern uint64 bf_def_epoch;
 extern Oid	bf_extension_schema(bool missing_ok);
 extern Oid	bf_config_table(bool missing_ok);
+extern bool bf_config_current(void);
 extern bool bf_def_by_name(const char *name, BfDefinition *def);
 extern bool bf_def_by_id(int64 id, BfDefinition *def);
 extern List *bf_def_all(void);	/* of BfDefinition *, fresh read */

@@ -215,8 +215,9 @@ bf_tree_estimate_rows(Oid relid)
 
 /*
  * A shared filter can guard a table whose tree holds plain and partitioned
- * tables only: a foreign table's rows are written elsewhere, where no
- * trigger of this server sees them.
+ * tables only, none temporary: a foreign table's rows are written elsewhere,
+ * where no trigger of this server sees them, and a temporary table's cannot
+ * be read by the build worker.
  */
 void
 bf_tree_check_guardable(Oid root)
@@ -228,6 +229,12 @@ bf_tree_check_guardable(Oid root)
 	{
 		char		relkind = get_rel_relkind(lfirst_oid(lc));
 
+		if (get_rel_persistence(lfirst_oid(lc)) == RELPERSISTENCE_TEMP)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("temporary table \"%s\" cannot be part of a table guarded by a shared bloom filter",
+							get_rel_name(lfirst_oid(lc))),
+					 errdetail("A shared filter is built by a background worker, which cannot read another session's temporary tables.")));
 		if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

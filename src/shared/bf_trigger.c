@@ -7,8 +7,9 @@
  * (partitions get PostgreSQL's clones) and on each inheritance child.  It
  * adds the row's key as stored: a BEFORE trigger could still be followed by
  * another that changes the key, so BEFORE is refused.  It maintains only
- * tables of the guarded table's tree: a build reads that tree alone, so keys
- * added from elsewhere would be lost at the next build.
+ * tables of the guarded table's tree (the DDL review drops it from tables
+ * that leave the tree, and refuses it on others); on any other table it does
+ * nothing.
  */
 #include "postgres.h"
 
@@ -63,14 +64,16 @@ trigger_site(FunctionCallInfo fcinfo, TriggerData *td)
 	site->defined = bf_def_by_name(name, &site->def);
 	if (!site->defined)
 		return site;
+	/*
+	 * A table outside the guarded tree (it left it with NO INHERIT, say): a
+	 * build never reads it and a query on the guarded table never sees its
+	 * rows, so its keys do not belong in the filter.
+	 */
 	if (!bf_tree_contains(site->def.relid, RelationGetRelid(rel)))
-		ereport(ERROR,
-				(errcode(ERRCODE_TRIGGERED_ACTION_EXCEPTION),
-				 errmsg("trigger \"%s\" on table \"%s\" cannot maintain shared bloom filter \"%s\" of table \"%s\"",
-						tg->tgname, RelationGetRelationName(rel), name,
-						get_rel_name(site->def.relid)),
-				 errdetail("A build reads only the guarded table, its partitions and its inheritance children: keys added from another table would be lost."),
-				 errhint("Guard that table's column with bloom_guard().")));
+	{
+		site->defined = false;
+		return site;
+	}
 	colname = NameStr(site->def.column_name);
 	site->attnum = SPI_fnumber(RelationGetDescr(rel), colname);
 	if (site->attnum <= 0)
@@ -136,8 +139,11 @@ bloom_shared_trigger(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("bloom_shared_trigger() needs the filter name as its argument")));
 	tuple = row_to_add(td);
-	/* without shared memory there is nothing to keep current */
-	if (tuple == NULL || !bf_shared_available())
+	/*
+	 * Without shared memory there is nothing to keep current; with an
+	 * extension not yet updated to this library, no filter can be built.
+	 */
+	if (tuple == NULL || !bf_shared_available() || !bf_config_current())
 		return PointerGetDatum(NULL);
 
 	site = trigger_site(fcinfo, td);
