@@ -105,12 +105,14 @@ bf_ensure_packages() {
 		return 0
 	fi
 	bf_say "installing missing packages: ${missing[*]}"
-	local apt=(env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}")
+	# (waiting for dpkg's lock: test/pg-build.sh may be installing too)
+	local apt=(env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900
+		install -y --no-install-recommends "${missing[@]}")
 	if bf_as_root "${apt[@]}" </dev/null; then
 		return 0
 	fi
 	bf_say "install failed; running apt-get update and retrying"
-	bf_as_root env DEBIAN_FRONTEND=noninteractive apt-get update </dev/null || return 1
+	bf_as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 update </dev/null || return 1
 	bf_as_root "${apt[@]}" </dev/null
 }
 

@@ -10,6 +10,7 @@
 #   bash test/pg-build.sh headers 17    unpack Debian's postgresql-server-dev-17
 #                                       (headers only) into
 #                                       $BF_PG_CACHE/pg17-headers-<version>
+#   bash test/pg-build.sh deps 18       only install the build dependencies
 #
 # Prints the installation's directory as its last line of standard output
 # (everything else goes to standard error).  A directory counts as complete
@@ -36,6 +37,9 @@ BF_BUILD_JOBS=${BF_BUILD_JOBS:-$(nproc 2>/dev/null || echo 2)}
 BF_BUILD_NICE=${BF_BUILD_NICE:-10}
 BF_DEBIAN_MIRROR=${BF_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 MARKER=.bf-complete
+# What a server build holds; a cached build made by another recipe is rebuilt.
+# 2: the server, pg_regress, the TAP modules, all of contrib, pgTAP.
+RECIPE=2
 
 say() { printf '==> pg-build: %s\n' "$*" >&2; }
 die() {
@@ -53,12 +57,15 @@ as_root() {
 	fi
 }
 
-# The newest complete directory matching the glob $1 (version order), if any.
+# The newest complete directory matching the glob $1 (version order), if any;
+# with $2, only one whose marker has the line "recipe $2".
 complete_dir() {
 	local d
 	# shellcheck disable=SC2086 # $1 is a glob
 	for d in $1; do
-		[[ -f $d/$MARKER ]] && echo "$d"
+		[[ -f $d/$MARKER ]] || continue
+		[[ -z ${2:-} ]] || grep -qx "recipe $2" "$d/$MARKER" || continue
+		echo "$d"
 	done | sort -V | tail -n 1
 }
 
@@ -115,11 +122,11 @@ ensure_build_deps() {
 	done
 	((${#missing[@]} == 0)) && return 0
 	say "installing build dependencies: ${missing[*]}"
-	if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-		"${missing[@]}" </dev/null >&2; then
-		as_root env DEBIAN_FRONTEND=noninteractive apt-get update </dev/null >&2
-		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-			"${missing[@]}" </dev/null >&2
+	# (waiting for dpkg's lock: the test command may be installing too)
+	local apt=(env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900)
+	if ! as_root "${apt[@]}" install -y --no-install-recommends "${missing[@]}" </dev/null >&2; then
+		as_root "${apt[@]}" update </dev/null >&2
+		as_root "${apt[@]}" install -y --no-install-recommends "${missing[@]}" </dev/null >&2
 	fi
 }
 
@@ -131,7 +138,7 @@ src_version() {
 # ------------------------------------------------------------------ server ----
 build_server() {
 	local major=$1 pkg=postgresql-$1 existing ver upstream prefix work tarball pgtap_tar
-	existing=$(complete_dir "$BF_PG_CACHE/pg$major-*[0-9]" || true)
+	existing=$(complete_dir "$BF_PG_CACHE/pg$major-*[0-9]" "$RECIPE" || true)
 	if [[ -n $existing && ${BF_PG_REBUILD:-0} != 1 ]]; then
 		say "reusing $existing ($(head -n 1 "$existing/$MARKER"))"
 		echo "$existing"
@@ -163,17 +170,17 @@ build_server() {
 		die "configure failed"
 	}
 	# The server, client programs, pg_regress and the Perl TAP modules (all
-	# under src/), then contrib's citext: what the tests use.
+	# under src/), then contrib (the tests use citext and dblink).
 	say "compiling PostgreSQL $upstream (nice -n $BF_BUILD_NICE make -j$BF_BUILD_JOBS; 10-20 minutes)"
 	local t0=$SECONDS
 	(cd "$work/pg" && nice -n "$BF_BUILD_NICE" make -j"$BF_BUILD_JOBS" -s >"$work/make.log" 2>&1 &&
-		nice -n "$BF_BUILD_NICE" make -j"$BF_BUILD_JOBS" -s -C contrib/citext >>"$work/make.log" 2>&1) || {
+		nice -n "$BF_BUILD_NICE" make -j"$BF_BUILD_JOBS" -s -C contrib >>"$work/make.log" 2>&1) || {
 		tail -n 60 "$work/make.log" >&2
 		die "make failed"
 	}
 	say "compiled in $((SECONDS - t0)) s; installing"
 	(cd "$work/pg" && make -s install >>"$work/make.log" 2>&1 &&
-		make -s -C contrib/citext install >>"$work/make.log" 2>&1) || {
+		make -s -C contrib install >>"$work/make.log" 2>&1) || {
 		tail -n 40 "$work/make.log" >&2
 		die "make install failed"
 	}
@@ -188,6 +195,7 @@ build_server() {
 	{
 		echo "PostgreSQL $upstream (Debian source $pkg $ver), pgTAP $(basename "$pgtap_tar"), built $(date -u +%FT%TZ)"
 		echo "configure --prefix=$prefix --enable-tap-tests --with-icu --without-readline"
+		echo "recipe $RECIPE"
 	} >"$prefix/$MARKER"
 	rm -rf "$work"
 	trap - EXIT
@@ -228,7 +236,7 @@ unpack_headers() {
 }
 
 usage() {
-	echo "usage: bash test/pg-build.sh server MAJOR | headers MAJOR" >&2
+	echo "usage: bash test/pg-build.sh server MAJOR | headers MAJOR | deps MAJOR" >&2
 	exit 2
 }
 
@@ -240,5 +248,6 @@ flock 9 # one build of the same thing at a time; a second caller waits, then reu
 case $1 in
 server) build_server "$2" ;;
 headers) unpack_headers "$2" ;;
+deps) ensure_build_deps ;;
 *) usage ;;
 esac
