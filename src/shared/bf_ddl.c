@@ -33,12 +33,14 @@
 
 #include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/relation.h"
 #include "access/table.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_trigger.h"
 #include "commands/extension.h"
+#include "commands/trigger.h"
 #include "commands/event_trigger.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
@@ -49,6 +51,7 @@
 #include "utils/fmgroids.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
+#include "utils/rel.h"
 #include "utils/syscache.h"
 
 #include "bf_shared.h"
@@ -474,6 +477,53 @@ drop_stray_triggers(const BfDefinition *def, const Touched *t)
 	}
 }
 
+/*
+ * Every trigger calling bloom_shared_trigger fires ALWAYS, whether or not its
+ * definition exists yet: pg_restore --data-only --disable-triggers enables
+ * a table's triggers again (ENABLE TRIGGER ALL, as ORIGIN) before it loads
+ * the definitions, which come with the extension's data.
+ */
+static void
+keep_guard_triggers_always(Oid relid)
+{
+	Oid			trigfn = bf_trigger_function(true);
+	Relation	rel;
+	TriggerDesc *td;
+	List	   *names = NIL;
+	ListCell   *lc;
+
+	if (!OidIsValid(trigfn) || !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+		return;
+	rel = relation_open(relid, AccessShareLock);
+	td = rel->trigdesc;
+	for (int k = 0; td != NULL && k < td->numtriggers; k++)
+	{
+		Trigger    *tg = &td->triggers[k];
+
+		if (tg->tgfoid == trigfn && tg->tgenabled != TRIGGER_FIRES_ALWAYS &&
+			tg->tgenabled != TRIGGER_DISABLED)
+			names = lappend(names, pstrdup(tg->tgname));
+	}
+	relation_close(rel, NoLock);
+	foreach(lc, names)
+	{
+		bf_own_ddl++;
+		PG_TRY();
+		{
+			bf_spi_exec(psprintf("ALTER TABLE %s ENABLE ALWAYS TRIGGER %s",
+								 quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+															get_rel_name(relid)),
+								 quote_identifier(lfirst(lc))),
+						0, NULL, NULL, SPI_OK_UTILITY);
+		}
+		PG_FINALLY();
+		{
+			bf_own_ddl--;
+		}
+		PG_END_TRY();
+	}
+}
+
 static void
 review_touched(List *defs, List *touched, List *removed)
 {
@@ -556,7 +606,7 @@ bloom_shared_ddl(PG_FUNCTION_ARGS)
 	if (!bf_config_current())
 		PG_RETURN_VOID();
 	defs = bf_def_all();
-	if (defs == NIL)
+	if (defs == NIL && strcmp(ev->event, "sql_drop") == 0)
 		PG_RETURN_VOID();
 
 	SPI_connect();
@@ -564,7 +614,11 @@ bloom_shared_ddl(PG_FUNCTION_ARGS)
 	if (strcmp(ev->event, "sql_drop") == 0)
 		touched = drops_touched(defs, &removed);
 	else
+	{
 		touched = commands_touched();
+		foreach(lc, touched)
+			keep_guard_triggers_always(((Touched *) lfirst(lc))->relid);
+	}
 	foreach(lc, removed)
 	{
 		BfDefinition *d = lfirst(lc);
