@@ -494,6 +494,9 @@ keep_guard_triggers_always(Oid relid)
 
 	if (!OidIsValid(trigfn) || !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
 		return;
+	if (get_rel_relkind(relid) != RELKIND_RELATION &&
+		get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE)
+		return;					/* a view's or foreign table's: reviewed below */
 	rel = relation_open(relid, AccessShareLock);
 	td = rel->trigdesc;
 	for (int k = 0; td != NULL && k < td->numtriggers; k++)
