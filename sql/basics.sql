@@ -135,16 +135,19 @@ RESET enable_mergejoin; SET enable_hashjoin = off;
 EXPLAIN (COSTS OFF) SELECT a.id, b.id FROM cmp a JOIN cmp b ON a.bf = b.bf AND a.id < b.id;
 SELECT a.id, b.id FROM cmp a JOIN cmp b ON a.bf = b.bf AND a.id < b.id ORDER BY 1, 2;
 RESET enable_hashjoin; RESET enable_nestloop;
--- indexes
+-- indexes (the plans of a prepared statement's generic plan: the same output
+-- on every PostgreSQL version, unlike an InitPlan's)
 CREATE INDEX cmp_btree ON cmp (bf);
-SET enable_seqscan = off; SET enable_bitmapscan = off;
-EXPLAIN (COSTS OFF) SELECT id FROM cmp WHERE bf = (SELECT bf FROM cmp WHERE id = 3);
+SET enable_seqscan = off; SET enable_bitmapscan = off; SET plan_cache_mode = force_generic_plan;
+PREPARE cmp_eq(bloomfilter) AS SELECT id FROM cmp WHERE bf = $1;
+EXPLAIN (COSTS OFF) EXECUTE cmp_eq(NULL);
 SELECT id FROM cmp WHERE bf = (SELECT bf FROM cmp WHERE id = 1) ORDER BY id;
 DROP INDEX cmp_btree;
 CREATE INDEX cmp_hash ON cmp USING hash (bf);
-EXPLAIN (COSTS OFF) SELECT id FROM cmp WHERE bf = (SELECT bf FROM cmp WHERE id = 3);
+EXPLAIN (COSTS OFF) EXECUTE cmp_eq(NULL);
 SELECT id FROM cmp WHERE bf = (SELECT bf FROM cmp WHERE id = 1) ORDER BY id;
-RESET enable_seqscan; RESET enable_bitmapscan;
+DEALLOCATE cmp_eq;
+RESET enable_seqscan; RESET enable_bitmapscan; RESET plan_cache_mode;
 SELECT opc.opcname, am.amname, opc.opcdefault
 FROM pg_opclass opc JOIN pg_am am ON am.oid = opc.opcmethod
 WHERE opc.opcintype = 'bloomfilter'::regtype ORDER BY am.amname;

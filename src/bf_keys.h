@@ -8,6 +8,8 @@
 
 #include "postgres.h"
 
+#include "bf_compat.h"
+
 #include "bf_format.h"
 #include "bf_hash.h"
 

@@ -8,6 +8,8 @@
 
 #include "postgres.h"
 
+#include "bf_compat.h"
+
 #include "fmgr.h"
 #include "utils/memutils.h"
 

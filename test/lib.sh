@@ -7,17 +7,35 @@
 # the unix socket), BF_PORT, and PGHOST/PGPORT/PGUSER exported so that psql,
 # pg_regress and pg_prove reach the throwaway server and nothing else.
 #
-# Knobs (environment): BF_PG_MAJOR (default 15), BF_PORT_BASE (first port
-# probed, default 54321), BF_KEEP_TMP=1 (keep the temporary directory, e.g. to
-# read the server log), BF_EXTRA_CONF (lines appended to postgresql.conf),
-# BF_SUITE_TIMEOUT (seconds a test suite may run before it is killed and
-# counted as failed, default 900).
+# Knobs (environment): BF_PG_BINDIR (the bin directory of the PostgreSQL
+# installation to build against and test on, default Debian's
+# /usr/lib/postgresql/$BF_PG_MAJOR/bin; any installation with pg_config,
+# pg_regress and the Perl TAP modules in its pgxs, and pgTAP, will do, e.g.
+# the one test/pg-build.sh builds), BF_PG_MAJOR (default: that installation's
+# major version, else 15), BF_PORT_BASE (first port probed, default 54321),
+# BF_KEEP_TMP=1 (keep the temporary directory, e.g. to read the server log),
+# BF_EXTRA_CONF (lines appended to postgresql.conf), BF_SUITE_TIMEOUT (seconds
+# a test suite may run before it is killed and counted as failed, default
+# 900).
 
 BF_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [[ -z ${BF_PG_MAJOR:-} && -n ${BF_PG_BINDIR:-} && -x $BF_PG_BINDIR/pg_config ]]; then
+	BF_PG_MAJOR=$("$BF_PG_BINDIR/pg_config" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+fi
 BF_PG_MAJOR=${BF_PG_MAJOR:-15}
 BF_EXTENSION=${BF_EXTENSION:-bloomfilter}
 PG_BINDIR=${BF_PG_BINDIR:-/usr/lib/postgresql/$BF_PG_MAJOR/bin}
 PG_CONFIG_BIN=$PG_BINDIR/pg_config
+# Debian's packaged server (its packages are installed when missing), or an
+# installation of another origin (nothing of PostgreSQL is installed for it).
+BF_PG_DEBIAN=0
+[[ $PG_BINDIR == "/usr/lib/postgresql/$BF_PG_MAJOR/bin" ]] && BF_PG_DEBIAN=1
+
+# The pgxs directory of the installation (lib/pgxs/src): pg_regress and the
+# Perl TAP modules (PostgreSQL::Test::*) are under its test/.
+bf_pgxs_src() {
+	dirname "$(dirname "$("$PG_CONFIG_BIN" --pgxs)")"
+}
 BF_TMP=
 BF_PORT=
 
@@ -59,15 +77,18 @@ bf_pkg_installed() {
 # apt-get update only if an install fails without it.
 bf_ensure_packages() {
 	local want=(
-		"postgresql-$BF_PG_MAJOR"
-		"postgresql-server-dev-$BF_PG_MAJOR"
-		"postgresql-$BF_PG_MAJOR-pgtap"
 		libtap-parser-sourcehandler-pgtap-perl
 		libxxhash-dev
 		libipc-run-perl
 		python3
 		python3-xxhash
 	)
+	if ((BF_PG_DEBIAN)); then
+		want+=("postgresql-$BF_PG_MAJOR" "postgresql-server-dev-$BF_PG_MAJOR"
+			"postgresql-$BF_PG_MAJOR-pgtap")
+	else
+		bf_check_installation || return 1
+	fi
 	local missing=() p
 	if ! command -v make >/dev/null 2>&1 || ! command -v gcc >/dev/null 2>&1; then
 		missing+=(build-essential)
@@ -84,13 +105,40 @@ bf_ensure_packages() {
 		return 0
 	fi
 	bf_say "installing missing packages: ${missing[*]}"
-	local apt=(env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}")
+	# (waiting for dpkg's lock: test/pg-build.sh may be installing too)
+	local apt=(env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900
+		install -y --no-install-recommends "${missing[@]}")
 	if bf_as_root "${apt[@]}" </dev/null; then
 		return 0
 	fi
 	bf_say "install failed; running apt-get update and retrying"
-	bf_as_root env DEBIAN_FRONTEND=noninteractive apt-get update </dev/null || return 1
+	bf_as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 update </dev/null || return 1
 	bf_as_root "${apt[@]}" </dev/null
+}
+
+# An installation not from Debian's packages (BF_PG_BINDIR): it must have
+# what the suite uses, since nothing is installed into it here.
+bf_check_installation() {
+	local sharedir pgxs_src f ok=1
+	if [[ ! -x $PG_CONFIG_BIN ]]; then
+		bf_err "no pg_config in BF_PG_BINDIR=$PG_BINDIR"
+		return 1
+	fi
+	sharedir=$("$PG_CONFIG_BIN" --sharedir)
+	pgxs_src=$(bf_pgxs_src)
+	for f in "$PG_BINDIR/postgres" "$PG_BINDIR/initdb" "$PG_BINDIR/psql" \
+		"$pgxs_src/test/regress/pg_regress" "$pgxs_src/test/perl/PostgreSQL/Test/Cluster.pm" \
+		"$sharedir/extension/pgtap.control"; do
+		if [[ ! -e $f ]]; then
+			bf_err "the installation in $PG_BINDIR has no $f"
+			ok=0
+		fi
+	done
+	if ((!ok)); then
+		bf_err "build one with pg_regress, the TAP modules and pgTAP: bash test/pg-build.sh server $BF_PG_MAJOR"
+		return 1
+	fi
+	bf_say "PostgreSQL: $("$PG_CONFIG_BIN" --version) in $PG_BINDIR"
 }
 
 # Sanitizer builds (BF_SANITIZE=1, see test/sanitize.sh): the extension is
@@ -104,12 +152,18 @@ BF_SANITIZE=${BF_SANITIZE:-0}
 BF_SANITIZE_CFLAGS="-fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
 # Build and install the extension into the PostgreSQL installation.
+# Objects built for another installation (or with other flags) are removed
+# first: .build-stamp names what the objects in the tree were built for.
 bf_build_install() {
-	local jobs flags=()
+	local jobs flags=() stamp
 	jobs=$(nproc 2>/dev/null || echo 2)
+	stamp="$("$PG_CONFIG_BIN" --version) $PG_CONFIG_BIN sanitize=$BF_SANITIZE"
+	if [[ $BF_SANITIZE == 1 || $(cat "$BF_REPO/.build-stamp" 2>/dev/null) != "$stamp" ]]; then
+		make -C "$BF_REPO" clean PG_CONFIG="$PG_CONFIG_BIN" >/dev/null || return 1
+	fi
+	echo "$stamp" >"$BF_REPO/.build-stamp" || return 1
 	if [[ $BF_SANITIZE == 1 ]]; then
 		flags=("PG_CFLAGS=$BF_SANITIZE_CFLAGS" "SHLIB_LINK=-fsanitize=undefined")
-		make -C "$BF_REPO" clean PG_CONFIG="$PG_CONFIG_BIN" >/dev/null || return 1
 		bf_say "building with sanitizers: $BF_SANITIZE_CFLAGS"
 	fi
 	bf_say "building (make -j$jobs)"

@@ -21,7 +21,10 @@
 #     and the core unit tests; a failed step such as the build counts as a
 #     failure).  Exits non-zero if anything failed.
 #
-# Environment: BF_TEST_JOBS (parallel pgTAP files, default: number of CPUs,
+# Environment: BF_PG_BINDIR (the PostgreSQL installation to test on, default
+# Debian's PostgreSQL 15; see test/lib.sh), BF_SERVER_ONLY=1 (skip step 3,
+# which does not involve PostgreSQL: for a second run on another server),
+# BF_TEST_JOBS (parallel pgTAP files, default: number of CPUs,
 # at most 4), BF_SUITE_TIMEOUT (seconds per suite, default 900),
 # BF_KEEP_TMP=1 (keep the server's directory), BF_PORT_BASE, BF_EXTRA_CONF —
 # see test/lib.sh.
@@ -239,9 +242,13 @@ run_reader() {
 # ----------------------------------------------------------------- TAP ----
 # Perl TAP tests (PostgreSQL::Test::Cluster) start their own servers, which
 # refuse to run as root: as root, run them as postgres on a copy of the tree.
+# TESTDATADIR and TESTLOGDIR are absolute: PostgreSQL 16 and later default to
+# relative ones (tempdir() then gives paths the server cannot use for COPY).
 run_tap() {
-	local files=() f work perl5=/usr/lib/postgresql/$BF_PG_MAJOR/lib/pgxs/src/test/perl
-	local regress=/usr/lib/postgresql/$BF_PG_MAJOR/lib/pgxs/src/test/regress/pg_regress
+	local files=() f work pgxs_src perl5 regress
+	pgxs_src=$(bf_pgxs_src)
+	perl5=$pgxs_src/test/perl
+	regress=$pgxs_src/test/regress/pg_regress
 	shopt -s nullglob
 	files=(test/tap/*.pl)
 	shopt -u nullglob
@@ -259,6 +266,7 @@ run_tap() {
 		local cmd=(env -C "$work" -u PGHOST -u PGPORT -u PGUSER -u PGDATABASE
 			PATH="$PG_BINDIR:$PATH" PERL5LIB="$perl5${PERL5LIB:+:$PERL5LIB}"
 			PG_REGRESS="$regress" TESTDIR="$work" PG_CONFIG="$PG_CONFIG_BIN"
+			TESTDATADIR="$work/tmp_check" TESTLOGDIR="$work/tmp_check/log"
 			prove --norc --nocolor --timer "$f")
 		echo "---------------- prove $f ----------------"
 		local rc=0
@@ -300,8 +308,12 @@ else
 	fail "build: make / make install"
 fi
 
-run_core_tests
-run_fuzz_smoke
+if [[ ${BF_SERVER_ONLY:-0} == 1 ]]; then
+	note "core, fuzz: skipped (BF_SERVER_ONLY=1: they do not involve PostgreSQL)"
+else
+	run_core_tests
+	run_fuzz_smoke
+fi
 
 if ((built)); then
 	# shellcheck disable=SC2119 # no extra postgresql.conf lines

@@ -22,6 +22,7 @@
 #include "utils/guc.h"
 #include "utils/syscache.h"
 
+#include "bf_compat.h"
 #include "bf_shared.h"
 
 /*
@@ -82,7 +83,7 @@ bf_spi_exec(const char *sql, int nargs, Oid *types, Datum *values, int expect)
 BfReadAccess
 bf_read_access(Oid relid, AttrNumber attnum, Oid userid)
 {
-	if (pg_namespace_aclcheck(get_rel_namespace(relid), userid, ACL_USAGE) != ACLCHECK_OK)
+	if (bf_namespace_aclcheck(get_rel_namespace(relid), userid, ACL_USAGE) != ACLCHECK_OK)
 		return BF_READ_NO_USAGE;
 	if (pg_class_aclcheck(relid, userid, ACL_SELECT) != ACLCHECK_OK &&
 		pg_attribute_aclcheck(relid, attnum, userid, ACL_SELECT) != ACLCHECK_OK)

@@ -87,7 +87,9 @@ SELECT p.oid::regprocedure::text AS f, provolatile, proisstrict, proparallel, pr
  WHERE p.pronamespace = (SELECT extnamespace FROM pg_extension WHERE extname = 'bloomfilter');
 
 SELECT is((SELECT string_agg(object, ', ') FROM catalog_updated
-           WHERE comment IS NULL AND object NOT IN (SELECT object FROM catalog_10)), NULL,
+           WHERE comment IS NULL AND object NOT IN (SELECT object FROM catalog_10)
+             -- PostgreSQL 18 makes a type's implicit array type a member too
+             AND object NOT LIKE 'type %[]'), NULL,
           'every object 1.1 adds has a comment');
 
 DROP EXTENSION bloomfilter CASCADE;

@@ -1,0 +1,37 @@
+/*
+ * bf_compat.h
+ *		Differences between the PostgreSQL major versions the extension
+ *		builds against (15 to 18), in one place.  Include it after
+ *		postgres.h.  Only PostgreSQL's own headers here: the value tier
+ *		includes it (through bf_keys.h and bf_value.h), so it must not include
+ *		anything of src/shared/.
+ */
+#ifndef BF_COMPAT_H
+#define BF_COMPAT_H
+
+#include "postgres.h"
+
+/*
+ * PostgreSQL 16 moved the varlena macros and structs (VARDATA, VARSIZE,
+ * SET_VARSIZE, VARATT_IS_*, varattrib_1b_e, struct varatt_external) out of
+ * postgres.h into varatt.h.
+ */
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
+/*
+ * PostgreSQL 16 replaced the per-catalog privilege checks
+ * (pg_namespace_aclcheck, ...) by object_aclcheck.
+ */
+#include "catalog/pg_namespace.h"
+#include "utils/acl.h"
+#if PG_VERSION_NUM >= 160000
+#define bf_namespace_aclcheck(nspid, roleid, mode) \
+	object_aclcheck(NamespaceRelationId, (nspid), (roleid), (mode))
+#else
+#define bf_namespace_aclcheck(nspid, roleid, mode) \
+	pg_namespace_aclcheck((nspid), (roleid), (mode))
+#endif
+
+#endif							/* BF_COMPAT_H */
