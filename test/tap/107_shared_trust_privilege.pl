@@ -216,7 +216,9 @@ wait_ready($node, 'postgres', 'mal.lt2.k', 'liar table 2');
 	ALTER TABLE mal.lt DISABLE TRIGGER bloom_guard_k;
 	INSERT INTO mal.lt SELECT 'l-disabled' || i FROM generate_series(1, 500) i;});
 is($st, 'OK', 'liars on the path: DISABLE TRIGGER and inserts') or diag($err);
-is(state_of($node, 'postgres', 'mal.lt.k'), 'suspended', 'liars on the path: the guard is still suspended by DISABLE TRIGGER');
+ok(poll_for($node, 'postgres', q{SELECT state FROM bloom_shared_filters WHERE name = 'mal.lt.k'}, 'suspended', 20),
+	'liars on the path: the guard is still suspended by DISABLE TRIGGER')
+	or diag('state: ' . state_of($node, 'postgres', 'mal.lt.k'));
 no_false_negatives($node, 'postgres', 'mal.lt.k', 'SELECT k FROM mal.lt', 'liars on the path, trigger disabled');
 ($st, $out, $err) = psql_as($node, 'postgres', 'mallory', qq{$LSP
 	ALTER TABLE mal.lt ENABLE TRIGGER bloom_guard_k;});
