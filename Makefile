@@ -58,7 +58,7 @@ test:
 demo:
 	bash test/demo.sh
 
-# The benchmark of DESIGN.md §9 (never part of make test).
+# The benchmark of the performance budget (never part of make test).
 .PHONY: bench
 bench:
 	bash test/bench.sh

@@ -8,7 +8,7 @@
 # extension, starts a throwaway server (temporary directory, postgres user,
 # free port, unix socket only; shared_buffers = 2GB, 2 parallel workers per
 # gather, JIT off), runs test/bench/bench.sql in a fresh database and prints
-# ONE table of the figures of DESIGN.md §9, measured side by side in this
+# ONE table of the figures of the performance budget, measured side by side in this
 # run, as ratios.  Stops the server and removes its directory on exit.
 #
 # About 4–6 minutes on 2 cores; the server needs about 3 GB of memory.
@@ -16,7 +16,7 @@
 # Environment:
 #   BF_BENCH_QUICK=1   small sizes (about 1/10; the 10 MB PL/pgSQL filter
 #                      stays), to check that the script runs — the figures
-#                      are then not the ones of DESIGN.md §9
+#                      are then not the budget's
 #   BF_BENCH_ADD_TIMEOUT  seconds allowed for the 100,000 PL/pgSQL adds
 #                      (default 20; "timeout" is printed past it)
 #   BF_KEEP_TMP=1, BF_PORT_BASE, BF_EXTRA_CONF — see test/lib.sh.
@@ -65,7 +65,7 @@ bf_start_server \
 
 # Sizes (psql variables of test/bench/bench.sql).
 if [[ ${BF_BENCH_QUICK:-0} == 1 ]]; then
-	bf_warn "BF_BENCH_QUICK=1: small sizes; these are not the figures of DESIGN.md §9"
+	bf_warn "BF_BENCH_QUICK=1: small sizes; these are not the performance budget's figures"
 	n_l=1000000 n_big=5000000
 	sizes=(
 		-v n_s=10000 -v n_m=100000 -v n_l=$n_l

@@ -3,7 +3,7 @@
 --     psql -X -q -v ON_ERROR_STOP=1 -d bench -f test/bench/bench.sql
 -- (sizes as psql variables; test/bench.sh passes them, defaults below).
 --
--- Measures side by side, in one run, the five figures of DESIGN.md §9 and
+-- Measures side by side, in one run, the five figures of the performance budget (README, Performance) and
 -- prints them as one table: measurement, value, unit, compared to, ratio,
 -- target (DESIGN §9), meets.  A feature that is not there (self-sizing
 -- bloom_agg, in-place PL/pgSQL adds) prints "n/a" or "timeout", never fails
