@@ -61,6 +61,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include <math.h>
 
 #include "catalog/dependency.h"

@@ -100,7 +100,7 @@ extern Oid	bf_extension_schema(bool missing_ok);
 extern Oid	bf_config_table(bool missing_ok);
 extern bool bf_config_current(void);
 extern bool bf_def_by_name(const char *name, BfDefinition *def);
-extern void bf_def_undefined(const char *name) pg_attribute_noreturn();
+extern void bf_def_undefined(const char *name);
 extern bool bf_def_by_id(int64 id, BfDefinition *def);
 extern List *bf_def_all(void);	/* of BfDefinition *, fresh read */
 extern void bf_def_invalidate(void);
