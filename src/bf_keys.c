@@ -61,9 +61,9 @@
  */
 #include "postgres.h"
 
-#include "access/htup_details.h"
 #include <math.h>
 
+#include "access/htup_details.h"
 #include "catalog/dependency.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
