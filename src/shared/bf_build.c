@@ -153,9 +153,18 @@ build_exit(int code, Datum arg)
 			s->generation++;
 			s->has_live = false;
 			s->live_bytes = 0;
-			s->suspended = true;
-			s->done_seq = b->seq;
 			strlcpy(s->last_error, b->error, sizeof(s->last_error));
+
+			/*
+			 * Suspended until DDL asks again, unless it already did while this
+			 * build ran (the trigger may have been enabled since the build
+			 * looked): then the next build decides.
+			 */
+			if (s->request_seq == b->seq)
+			{
+				s->suspended = true;
+				s->done_seq = b->seq;
+			}
 		}
 		else if (b->outcome == BUILD_GONE)
 		{

@@ -260,8 +260,9 @@ bf_filter_waits_for(const BfFilterRef *ref, TransactionId xid)
 }
 
 /*
- * Does a definition's filter wait for a build nobody asked for: no slot, a
- * suspended one, or one with no bits and no request?
+ * Should a change of a definition's triggers bring a build?  Unless the
+ * filter is live with no build under way: a build running now may have
+ * looked at the triggers before the change.
  */
 bool
 bf_filter_needs_build(const BfDefinition *def)
@@ -272,8 +273,8 @@ bf_filter_needs_build(const BfDefinition *def)
 
 	if (!bf_filter_lookup(def, false, &ref) || (s = bf_slot_acquire(&ref, LW_SHARED)) == NULL)
 		return true;
-	needs = s->suspended ||
-		(!s->has_live && s->request_seq == s->done_seq && s->builder_pid == 0);
+	needs = s->suspended || !s->has_live || s->request_seq != s->done_seq ||
+		s->builder_pid != 0 || s->launching;
 	bf_slot_release(s);
 	return needs;
 }
