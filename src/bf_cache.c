@@ -827,7 +827,7 @@ bf_call_site_probe(FunctionCallInfo fcinfo, BfCallSite *site, int argno,
 						ereport(ERROR,
 								(errcode(ERRCODE_DATA_CORRUPTED),
 								 errmsg("bloomfilter value is corrupted"),
-								 errdetail("%s.", msg)));
+								 errdetail("%s.", bf_sentence(msg))));
 					st->have_header = true;
 				}
 				p->hdr = &st->header;

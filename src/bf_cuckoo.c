@@ -23,6 +23,7 @@
 #include "bf_cuckoo.h"
 #include "bf_keys.h"
 #include "bf_text.h"
+#include "bf_value.h"
 
 PG_FUNCTION_INFO_V1(cuckoofilter_in);
 PG_FUNCTION_INFO_V1(cuckoofilter_out);
@@ -71,7 +72,7 @@ cf_open(Datum d, bool copy, CfValue *v)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("cuckoofilter value is corrupted"),
-				 errdetail("%s.", msg)));
+				 errdetail("%s.", bf_sentence(msg))));
 	v->slots = (uint8 *) VARDATA(v->raw) + BF_HEADER_SIZE;
 }
 
@@ -173,7 +174,7 @@ cuckoofilter_in(PG_FUNCTION_ARGS)
 		INPUT_ERROR(fcinfo,
 					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 					 errmsg("invalid input syntax for type cuckoofilter"),
-					 errdetail("%s.", msg),
+					 errdetail("%s.", bf_sentence(msg)),
 					 errhint("The text form is what cuckoofilter output produces: \"version=1 family=cuckoo ... data=<base64>\".")));
 	nbytes = bf_cuckoo_payload_bytes(h.nbuckets, h.fp_bits);
 	if (nbytes > CUCKOO_MAX_PAYLOAD)
@@ -193,7 +194,7 @@ cuckoofilter_in(PG_FUNCTION_ARGS)
 		INPUT_ERROR(fcinfo,
 					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 					 errmsg("invalid input syntax for type cuckoofilter"),
-					 errdetail("%s.", msg)));
+					 errdetail("%s.", bf_sentence(msg))));
 	PG_RETURN_POINTER(raw);
 }
 
@@ -251,7 +252,7 @@ from_bytes(const char *data, size_t len, const char *what)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 				 errmsg("%s", what),
-				 errdetail("%s.", msg),
+				 errdetail("%s.", bf_sentence(msg)),
 				 errhint("The bytes must be the portable format, as produced by the cast of a cuckoofilter to bytea.")));
 	raw = (struct varlena *) palloc(VARHDRSZ + len);
 	SET_VARSIZE(raw, VARHDRSZ + len);

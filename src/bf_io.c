@@ -69,7 +69,7 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 		INPUT_ERROR(fcinfo,
 					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 					 errmsg("invalid input syntax for type bloomfilter"),
-					 errdetail("%s.", msg),
+					 errdetail("%s.", bf_sentence(msg)),
 					 errhint("The text form is what bloomfilter output produces: \"version=1 layout=... data=<base64>\".")));
 
 	total = VARHDRSZ + BF_HEADER_SIZE + (Size) bf_payload_bytes(h.nbits);
@@ -88,7 +88,7 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 		INPUT_ERROR(fcinfo,
 					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 					 errmsg("invalid input syntax for type bloomfilter"),
-					 errdetail("%s.", msg)));
+					 errdetail("%s.", bf_sentence(msg))));
 	PG_RETURN_POINTER(raw);
 }
 
@@ -126,7 +126,7 @@ bloomfilter_recv(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 				 errmsg("invalid binary bloomfilter value"),
-				 errdetail("%s.", msg)));
+				 errdetail("%s.", bf_sentence(msg))));
 	buf->cursor = buf->len;
 	PG_RETURN_POINTER(raw);
 }
@@ -164,7 +164,7 @@ bloom_from_bytea(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 				 errmsg("bytea is not a valid bloomfilter value"),
-				 errdetail("%s.", msg),
+				 errdetail("%s.", bf_sentence(msg)),
 				 errhint("The bytes must be the portable format, as produced by the cast of a bloomfilter to bytea.")));
 	PG_RETURN_POINTER(b);
 }

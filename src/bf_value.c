@@ -24,7 +24,7 @@ bf_value_open(struct varlena *raw, BfValue *v)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("bloomfilter value is corrupted"),
-				 errdetail("%s.", msg)));
+				 errdetail("%s.", bf_sentence(msg))));
 	v->raw = raw;
 	v->bits = (uint8 *) VARDATA(raw) + BF_HEADER_SIZE;
 }
@@ -49,9 +49,21 @@ bf_layout_parse(const char *name)
 	if (layout < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unknown bloomfilter layout \"%s\"", name),
+				 errmsg("unrecognized bloomfilter layout \"%s\"", name),
 				 errhint("Use 'blocked' (the default), 'classic' or 'counting'.")));
 	return layout;
+}
+
+/*
+ * A message of the core (lower case, no period) as a DETAIL sentence: its
+ * first letter capitalized.  Use as errdetail("%s.", bf_sentence(msg)).
+ */
+char *
+bf_sentence(char *msg)
+{
+	if (msg[0] >= 'a' && msg[0] <= 'z')
+		msg[0] = msg[0] - 'a' + 'A';
+	return msg;
 }
 
 void
@@ -175,8 +187,9 @@ bf_value_merge(BfValue *dst, const BfValue *src, BfMergeOp op)
 		describe(&right, b);
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cannot %s bloom filters with different parameters",
-						op == BF_MERGE_UNION ? "unite" : "intersect"),
+				 op == BF_MERGE_UNION ?
+				 errmsg("cannot unite bloom filters with different parameters") :
+				 errmsg("cannot intersect bloom filters with different parameters"),
 				 errdetail("Left: %s; right: %s.", left.data, right.data),
 				 errhint("Build both filters with the same capacity, fpr and layout.")));
 	}
@@ -184,8 +197,10 @@ bf_value_merge(BfValue *dst, const BfValue *src, BfMergeOp op)
 		a->key_kind != b->key_kind)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("cannot %s a bloom filter of key kind %s with one of key kind %s",
-						op == BF_MERGE_UNION ? "unite" : "intersect",
+				 op == BF_MERGE_UNION ?
+				 errmsg("cannot unite a bloom filter of key kind %s with one of key kind %s",
+						bf_key_kind_name(a->key_kind), bf_key_kind_name(b->key_kind)) :
+				 errmsg("cannot intersect a bloom filter of key kind %s with one of key kind %s",
 						bf_key_kind_name(a->key_kind), bf_key_kind_name(b->key_kind)),
 				 errhint("Both filters must be built from keys of the same kind.")));
 

@@ -45,6 +45,9 @@ extern void bf_value_from_datum(Datum d, bool copy, BfValue *v);
 /* Parse a layout name given by a user; raises an error for an unknown one. */
 extern int	bf_layout_parse(const char *name);
 
+/* A core message (lower case, no period) as the start of a DETAIL sentence. */
+extern char *bf_sentence(char *msg);
+
 /*
  * Check the sizing arguments of a filter as bf_value_create does (the same
  * errors) and give its size, without allocating it.

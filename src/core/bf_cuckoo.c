@@ -41,7 +41,7 @@ bf_cuckoo_check(const BfCuckooHeader *h, char *msg, size_t msglen)
 	if (h->key_kind > BF_KEY_KIND_MAX)
 	{
 		if (msg)
-			snprintf(msg, msglen, "unknown key kind %u (this build knows 0..%d)",
+			snprintf(msg, msglen, "unrecognized key kind %u (this build knows 0..%d)",
 					 (unsigned) h->key_kind, BF_KEY_KIND_MAX);
 		return BF_ERR_KEY_KIND;
 	}
@@ -108,7 +108,7 @@ check_fixed(const uint8_t *buf, char *msg, size_t msglen)
 	if (buf[4] != BF_FORMAT_VERSION)
 	{
 		if (msg)
-			snprintf(msg, msglen, "unknown format version %u (this build reads version %d)",
+			snprintf(msg, msglen, "unrecognized format version %u (this build reads version %d)",
 					 (unsigned) buf[4], BF_FORMAT_VERSION);
 		return BF_ERR_VERSION;
 	}
@@ -122,14 +122,14 @@ check_fixed(const uint8_t *buf, char *msg, size_t msglen)
 	if (buf[6] != BF_CUCKOO_LAYOUT)
 	{
 		if (msg)
-			snprintf(msg, msglen, "unknown cuckoo layout %u (expected 1, buckets of 4 slots)",
+			snprintf(msg, msglen, "unrecognized cuckoo layout %u (expected 1, buckets of 4 slots)",
 					 (unsigned) buf[6]);
 		return BF_ERR_LAYOUT;
 	}
 	if (read_u16le(buf + 10) != 0)
 	{
 		if (msg)
-			snprintf(msg, msglen, "unknown flags 0x%04x (version 1 defines no flags)",
+			snprintf(msg, msglen, "unrecognized flags 0x%04x (version 1 defines no flags)",
 					 (unsigned) read_u16le(buf + 10));
 		return BF_ERR_FLAGS;
 	}

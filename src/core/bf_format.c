@@ -170,7 +170,7 @@ bf_header_check(const BfHeader *h, char *msg, size_t msglen)
 	{
 		if (msg)
 			snprintf(msg, msglen,
-					 "unknown format version %u (this build reads version %d)",
+					 "unrecognized format version %u (this build reads version %d)",
 					 (unsigned) h->version, BF_FORMAT_VERSION);
 		return BF_ERR_VERSION;
 	}
@@ -186,7 +186,7 @@ bf_header_check(const BfHeader *h, char *msg, size_t msglen)
 	{
 		if (msg)
 			snprintf(msg, msglen,
-					 "unknown layout %u (expected 1 for blocked, 2 for classic or 3 for counting)",
+					 "unrecognized layout %u (expected 1 for blocked, 2 for classic or 3 for counting)",
 					 (unsigned) h->layout);
 		return BF_ERR_LAYOUT;
 	}
@@ -202,7 +202,7 @@ bf_header_check(const BfHeader *h, char *msg, size_t msglen)
 	{
 		if (msg)
 			snprintf(msg, msglen,
-					 "unknown key kind %u (this build knows 0..%d)",
+					 "unrecognized key kind %u (this build knows 0..%d)",
 					 (unsigned) h->key_kind, BF_KEY_KIND_MAX);
 		return BF_ERR_KEY_KIND;
 	}
@@ -217,7 +217,7 @@ bf_header_check(const BfHeader *h, char *msg, size_t msglen)
 	{
 		if (msg)
 			snprintf(msg, msglen,
-					 "unknown flags 0x%04x (version %d defines no flags)",
+					 "unrecognized flags 0x%04x (version %d defines no flags)",
 					 (unsigned) h->flags, BF_FORMAT_VERSION);
 		return BF_ERR_FLAGS;
 	}

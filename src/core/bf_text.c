@@ -639,7 +639,7 @@ bf_text_parse_header(const char *s, BfHeader *h,
 	{
 		if (msg)
 			snprintf(msg, msglen,
-					 "unknown format version %llu (this build reads version %d)",
+					 "unrecognized format version %llu (this build reads version %d)",
 					 (unsigned long long) v, BF_FORMAT_VERSION);
 		return BF_ERR_VERSION;
 	}
@@ -656,7 +656,7 @@ bf_text_parse_header(const char *s, BfHeader *h,
 		if (msg)
 		{
 			quote_token(tok, len, q, sizeof(q));
-			snprintf(msg, msglen, "unknown layout %s (expected blocked, classic or counting)", q);
+			snprintf(msg, msglen, "unrecognized layout %s (expected blocked, classic or counting)", q);
 		}
 		return BF_ERR_LAYOUT;
 	}
@@ -686,7 +686,7 @@ bf_text_parse_header(const char *s, BfHeader *h,
 		if (msg)
 		{
 			quote_token(tok, len, q, sizeof(q));
-			snprintf(msg, msglen, "unknown key kind %s", q);
+			snprintf(msg, msglen, "unrecognized key kind %s", q);
 		}
 		return BF_ERR_KEY_KIND;
 	}

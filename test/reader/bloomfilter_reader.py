@@ -696,24 +696,24 @@ class BloomFilter:
     # -- validation, in the order of the fields (bf_header_check) ----------
     def _check(self):
         if self.version != FORMAT_VERSION:
-            raise FormatError('unknown format version %d (this build reads version %d)'
+            raise FormatError('unrecognized format version %d (this build reads version %d)'
                               % (self.version, FORMAT_VERSION))
         if self.family not in (FAMILY_BLOOM, FAMILY_COUNTING):
             raise FormatError('unsupported filter family %d (this build reads families 1, bloom, '
                               'and 2, counting)' % self.family)
         if self.layout not in LAYOUT_NAMES:
-            raise FormatError('unknown layout %d (expected 1 for blocked, 2 for classic or '
+            raise FormatError('unrecognized layout %d (expected 1 for blocked, 2 for classic or '
                               '3 for counting)' % self.layout)
         if layout_family(self.layout) != self.family:
             raise FormatError('layout %s does not belong to family %d (counting is family 2, '
                               'the others family 1)' % (LAYOUT_NAMES[self.layout], self.family))
         if not 0 <= self.key_kind <= KEY_KIND_MAX:
-            raise FormatError('unknown key kind %d (this build knows 0..%d)'
+            raise FormatError('unrecognized key kind %d (this build knows 0..%d)'
                               % (self.key_kind, KEY_KIND_MAX))
         if not 1 <= self.hashes <= MAX_HASHES:
             raise FormatError('hash count %d is out of range 1..%d' % (self.hashes, MAX_HASHES))
         if self.flags != 0:
-            raise FormatError('unknown flags 0x%04x (version 1 defines no flags)' % self.flags)
+            raise FormatError('unrecognized flags 0x%04x (version 1 defines no flags)' % self.flags)
         if self.layers != 1:
             raise FormatError('layer count %d is not supported (version 1 has exactly 1 layer)'
                               % self.layers)
@@ -773,9 +773,9 @@ class BloomFilter:
         layouts = {v: k for k, v in LAYOUT_NAMES.items()}
         kinds = {v: k for k, v in KEY_KIND_NAMES.items()}
         if layout not in layouts:
-            raise FormatError('unknown layout "%s"' % layout)
+            raise FormatError('unrecognized layout "%s"' % layout)
         if kind not in kinds:
-            raise FormatError('unknown key kind "%s"' % kind)
+            raise FormatError('unrecognized key kind "%s"' % kind)
         try:
             fpr = float(fpr_s)
         except ValueError:
@@ -954,11 +954,11 @@ class CuckooFilter:
         if magic != MAGIC:
             raise FormatError('bad magic bytes %s (expected "BLMF")' % ' '.join('%02x' % c for c in magic))
         if version != FORMAT_VERSION:
-            raise FormatError('unknown format version %d (this build reads version 1)' % version)
+            raise FormatError('unrecognized format version %d (this build reads version 1)' % version)
         if family != FAMILY_CUCKOO:
             raise FormatError('filter family %d is not a cuckoo filter (family 3)' % family)
         if layout != 1:
-            raise FormatError('unknown cuckoo layout %d (expected 1, buckets of 4 slots)' % layout)
+            raise FormatError('unrecognized cuckoo layout %d (expected 1, buckets of 4 slots)' % layout)
         if flags != 0 or layers != 1:
             raise FormatError('flags or layers')
         if key_kind > KEY_KIND_MAX or not 4 <= fp_bits <= 32 or not 1 <= nbuckets <= 1 << 32 \

@@ -398,7 +398,8 @@ def compare_validation():
                 bfr.BloomFilter.from_bytes(bytes(b))
                 mine = 'ok'
             except bfr.FormatError as e:
-                mine = str(e) + '.'
+                # the server's DETAIL: the same words as a sentence
+                mine = str(e)[:1].upper() + str(e)[1:] + '.'
             n += 1
             if mine != server:
                 bad += 1
