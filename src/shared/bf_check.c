@@ -318,20 +318,24 @@ site_setup(FunctionCallInfo fcinfo, SiteMode mode, bool text_arg)
 {
 	BfSharedSite *site = fcinfo->flinfo->fn_extra;
 	MemoryContext mcxt = fcinfo->flinfo->fn_mcxt;
-	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	text	   *name_t = PG_GETARG_TEXT_PP(0);
+	char	   *name;
 	Oid			userid = GetUserId();
 	Oid			argtype = text_arg ? TEXTOID : get_fn_expr_argtype(fcinfo->flinfo, 1);
 	Oid			atttypid;
 	int32		atttypmod;
 	Oid			attcoll;
 
+	/* the same filter as on the last row: no copy of the name per row */
 	if (site && site->epoch == bf_def_epoch && site->userid == userid &&
-		site->argtype == argtype && strcmp(site->name, name) == 0)
+		site->argtype == argtype &&
+		VARSIZE_ANY_EXHDR(name_t) == strlen(site->name) &&
+		memcmp(VARDATA_ANY(name_t), site->name, VARSIZE_ANY_EXHDR(name_t)) == 0)
 	{
-		pfree(name);
 		check_access(site, mode);
 		return site;
 	}
+	name = text_to_cstring(name_t);
 	if (site == NULL)
 		site = MemoryContextAllocZero(mcxt, sizeof(BfSharedSite));
 	else
