@@ -10,6 +10,7 @@ CORE_OBJS = \
 	src/core/bf_cuckoo_text.o \
 	src/core/bf_format.o \
 	src/core/bf_layout.o \
+	src/core/bf_scalable.o \
 	src/core/bf_sizing.o \
 	src/core/bf_text.o
 

@@ -889,3 +889,15 @@ CREATE AGGREGATE cuckoo_agg(key anyelement, capacity bigint, fpr float8) (
 );
 COMMENT ON AGGREGATE cuckoo_agg(anyelement, bigint, float8) IS
 	'a cuckoo filter of the non-NULL keys, sized for capacity at fpr; an error if it fills up; no rows give NULL';
+
+-- scalable Bloom filters (format family 4)
+CREATE FUNCTION bloom_empty_scalable(initial_capacity bigint DEFAULT 1000,
+									 fpr float8 DEFAULT 0.01,
+									 growth int DEFAULT 2,
+									 ratio float8 DEFAULT 0.5,
+									 layout text DEFAULT 'blocked')
+	RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloom_empty_scalable'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_empty_scalable(bigint, float8, int, float8, text) IS
+	'an empty scalable filter: a layer of initial_capacity keys, and a new layer of growth times the capacity and ratio times the rate whenever the last is full, so that its false-positive rate stays below fpr; layout blocked (default) or classic';

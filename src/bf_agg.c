@@ -46,7 +46,7 @@ static void
 check_same_sizing(const BfValue *v, int64 capacity, double fpr, int layout)
 {
 	if (v->hdr.capacity != (uint64) capacity || v->hdr.target_fpr != fpr ||
-		v->hdr.layout != layout)
+		v->hdr.layout != layout || v->hdr.family != bf_layout_family(layout))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("bloom_agg capacity, fpr and layout must be the same for every row of a group")));

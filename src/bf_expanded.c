@@ -191,15 +191,31 @@ buffer_alloc(BfBuffer *b, Size size)
 	return (struct varlena *) (bits - VARHDRSZ - BF_HEADER_SIZE);
 }
 
-/* Write x's pending hashes and header fields into a copy of its value. */
+/*
+ * Write x's pending hashes and header fields into a copy of its value.  A
+ * scalable filter's pending keys never need a new layer (bf_add_scalable
+ * keeps no more pending than its last layer has room for).
+ */
 static void
 apply_pending(BfExpanded *x, struct varlena *raw)
 {
 	uint8	   *bits = raw_bits(raw);
 
-	for (int i = 0; i < x->npending; i++)
-		bf_add_hash(&x->hdr, bits, x->pending[i]);
-	bf_header_set_key_kind((uint8_t *) VARDATA(raw), x->hdr.key_kind);
+	if (x->hdr.family == BF_FAMILY_SCALABLE)
+	{
+		for (int i = 0; i < x->npending; i++)
+		{
+			if (bf_scalable_add(&x->hdr, bits, x->pending[i]) == BF_SCALABLE_FULL)
+				elog(ERROR, "expanded scalable bloomfilter: a pending key needs a new layer");
+		}
+		bf_scalable_set_key_kind(&x->hdr, (uint8_t *) VARDATA(raw), x->hdr.key_kind);
+	}
+	else
+	{
+		for (int i = 0; i < x->npending; i++)
+			bf_add_hash(&x->hdr, bits, x->pending[i]);
+		bf_header_set_key_kind((uint8_t *) VARDATA(raw), x->hdr.key_kind);
+	}
 	bf_header_set_added((uint8_t *) VARDATA(raw), x->hdr.added);
 }
 
@@ -452,7 +468,10 @@ bf_add_pending(BfAdd *a, BfHash hash)
 			bfx_make_private(x);
 			a->v.raw = x->buf->raw;
 			a->v.bits = raw_bits(x->buf->raw);
-			bf_add_hash(&a->v.hdr, a->v.bits, hash);
+			if (a->v.hdr.family == BF_FAMILY_SCALABLE)
+				bf_add_scalable(a, hash);
+			else
+				bf_add_hash(&a->v.hdr, a->v.bits, hash);
 			return;
 		}
 		if (x->pending == NULL)
@@ -469,6 +488,72 @@ bf_add_pending(BfAdd *a, BfHash hash)
 		}
 	}
 	x->pending[x->npending++] = hash;
+}
+
+/*
+ * Can x keep one more key of a scalable filter pending?  Only while its
+ * pending keys could never fill the last layer: then setting them later
+ * needs no new layer, and the object's size stays that of its buffer.
+ */
+static bool
+scalable_pending_fits(BfExpanded *x)
+{
+	const uint8 *last = bf_scalable_last(&x->hdr, raw_bits(x->buf->raw));
+	uint64		added = bf_header_get_added(last);
+	uint64		capacity = bf_read_u64le(last + BF_LAYER_OFF_CAPACITY);
+
+	return added < capacity && (uint64) x->npending < capacity - added;
+}
+
+/*
+ * Add a key to a scalable filter: pending while that is safe (as other
+ * filters), else set, after a new layer if the last one is full.  A new
+ * layer means a new, larger buffer (for an expanded object) or value.
+ */
+void
+bf_add_scalable(BfAdd *a, BfHash hash)
+{
+	BfHeader	layer;
+	Size		size;
+
+	if (a->v.bits == NULL)
+	{
+		BfExpanded *x = a->obj;
+
+		if (scalable_pending_fits(x))
+		{
+			bf_add_pending(a, hash);
+			return;
+		}
+		/* set what is pending in a private copy, then add directly */
+		bfx_make_private(x);
+		a->v.raw = x->buf->raw;
+		a->v.bits = raw_bits(x->buf->raw);
+	}
+	if (a->obj == NULL)
+	{
+		bf_value_scalable_add(&a->v, hash);
+		a->result = PointerGetDatum(a->v.raw);
+		return;
+	}
+	if (bf_scalable_add(&a->v.hdr, a->v.bits, hash) != BF_SCALABLE_FULL)
+		return;
+
+	/* a new buffer with one more layer */
+	{
+		BfExpanded *x = a->obj;
+		BfBuffer   *b;
+
+		Assert(x->npending == 0 && x->buf->raw == a->v.raw);
+		size = bf_value_next_layer(&a->v, &layer);
+		b = buffer_create(x);
+		b->raw = buffer_alloc(b, size);
+		bf_value_grow_into(&a->v, &layer, b->raw);
+		buffer_attach(x, b);
+		x->hdr = a->v.hdr;
+	}
+	if (bf_scalable_add(&a->v.hdr, a->v.bits, hash) != BF_SCALABLE_SET)
+		elog(ERROR, "scalable bloomfilter: a new layer did not take a key");
 }
 
 void

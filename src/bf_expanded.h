@@ -68,13 +68,16 @@ typedef struct BfAdd
 
 extern void bf_add_begin(FunctionCallInfo fcinfo, int argno, BfAdd *a);
 extern void bf_add_pending(BfAdd *a, BfHash hash);
+extern void bf_add_scalable(BfAdd *a, BfHash hash);
 extern void bf_add_note_added(BfAdd *a, int kind, uint64 nkeys);
 extern Datum bf_add_end(BfAdd *a);
 
 static inline void
 bf_add_key(BfAdd *a, BfHash hash)
 {
-	if (a->v.bits != NULL)
+	if (a->v.hdr.family == BF_FAMILY_SCALABLE)
+		bf_add_scalable(a, hash);
+	else if (a->v.bits != NULL)
 		bf_add_hash(&a->v.hdr, a->v.bits, hash);
 	else
 		bf_add_pending(a, hash);

@@ -72,8 +72,8 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 					 errdetail("%s.", bf_sentence(msg)),
 					 errhint("The text form is what bloomfilter output produces: \"version=1 layout=... data=<base64>\".")));
 
-	total = VARHDRSZ + BF_HEADER_SIZE + (Size) bf_payload_bytes(h.nbits);
-	if (bf_payload_bytes(h.nbits) > BF_MAX_PAYLOAD_BYTES)
+	total = VARHDRSZ + BF_HEADER_SIZE + (Size) bf_value_payload_bytes(&h);
+	if (bf_value_payload_bytes(&h) > BF_MAX_PAYLOAD_BYTES)
 		INPUT_ERROR(fcinfo,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					 errmsg("bloomfilter of " UINT64_FORMAT " bits is too large", h.nbits),
@@ -84,7 +84,10 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 	bf_header_encode(&h, (uint8_t *) VARDATA(raw));
 	if (bf_text_decode_payload(data, datalen,
 							   (uint8_t *) VARDATA(raw) + BF_HEADER_SIZE,
-							   bf_payload_bytes(h.nbits), msg, sizeof(msg)) != BF_OK)
+							   bf_value_payload_bytes(&h), msg, sizeof(msg)) != BF_OK ||
+		(h.family == BF_FAMILY_SCALABLE &&
+		 bf_header_decode((const uint8_t *) VARDATA(raw), total - VARHDRSZ,
+						  NULL, msg, sizeof(msg)) != BF_OK))
 		INPUT_ERROR(fcinfo,
 					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 					 errmsg("invalid input syntax for type bloomfilter"),

@@ -18,10 +18,12 @@
 #include "bf_expanded.h"
 #include "bf_keys.h"
 #include "bf_layout.h"
+#include "bf_scalable.h"
 #include "bf_text.h"
 #include "bf_value.h"
 
 PG_FUNCTION_INFO_V1(bloom_empty);
+PG_FUNCTION_INFO_V1(bloom_empty_scalable);
 PG_FUNCTION_INFO_V1(bloom_add);
 PG_FUNCTION_INFO_V1(bloom_add_literal);
 PG_FUNCTION_INFO_V1(bloom_add_all);
@@ -63,6 +65,25 @@ bloom_empty(PG_FUNCTION_ARGS)
 	BfValue		v;
 
 	bf_value_create(capacity, fpr, bf_layout_parse(layout_name), &v);
+	PG_RETURN_BLOOMFILTER(&v);
+}
+
+/*
+ * bloom_empty_scalable(initial_capacity bigint, fpr float8, growth int,
+ *						ratio float8, layout text)
+ */
+Datum
+bloom_empty_scalable(PG_FUNCTION_ARGS)
+{
+	int64		capacity = PG_GETARG_INT64(0);
+	double		fpr = PG_GETARG_FLOAT8(1);
+	int32		growth = PG_GETARG_INT32(2);
+	double		ratio = PG_GETARG_FLOAT8(3);
+	char	   *layout_name = text_to_cstring(PG_GETARG_TEXT_PP(4));
+	BfValue		v;
+
+	bf_value_create_scalable(capacity, fpr, growth, ratio,
+							 bf_layout_parse(layout_name), &v);
 	PG_RETURN_BLOOMFILTER(&v);
 }
 
@@ -192,14 +213,15 @@ bloom_add_all(PG_FUNCTION_ARGS)
 
 /*
  * Open the filter argument for nchecks checks.  Slices are read only for
- * the bit layouts: a counting filter is always read whole.
+ * the bit layouts: a counting or scalable filter is always read whole.
  */
 static void
 open_probe(FunctionCallInfo fcinfo, BfCallSite *site, int argno, int nchecks,
 		   BfProbe *p)
 {
 	bf_call_site_probe(fcinfo, site, argno, nchecks, p);
-	if (p->bits == NULL && p->hdr->layout == BF_LAYOUT_COUNTING)
+	if (p->bits == NULL && (p->hdr->layout == BF_LAYOUT_COUNTING ||
+							p->hdr->family == BF_FAMILY_SCALABLE))
 	{
 		bf_call_site_value(fcinfo, site, argno, &p->own);
 		p->hdr = &p->own.hdr;
@@ -225,6 +247,12 @@ remove_key(FunctionCallInfo fcinfo, bool literal)
 
 	kt = key_type(fcinfo, bf_call_site(fcinfo), 1, 0, literal);
 	bf_value_from_datum(PG_GETARG_DATUM(0), true, &v);
+	if (v.hdr.family == BF_FAMILY_SCALABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot remove a key from a scalable bloom filter"),
+				 errdetail("Its layers keep bits, not counts that a removal can decrement."),
+				 errhint("Use a filter of layout counting, or a cuckoofilter, for keys that must be removed.")));
 	if (v.hdr.layout != BF_LAYOUT_COUNTING)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -643,6 +671,58 @@ counting_info(const BfValue *v)
 }
 
 /*
+ * bloom_info of a scalable filter: the whole, then "layers", an array of
+ * each layer's fields and estimates.
+ */
+static Datum
+scalable_info(const BfValue *v)
+{
+	StringInfoData buf;
+	const uint8 *p = v->bits;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "{\"version\": %u, \"family\": \"scalable\", \"layout\": \"%s\""
+					 ", \"bits\": " UINT64_FORMAT ", \"bytes\": " UINT64_FORMAT
+					 ", \"key_kind\": \"%s\", \"capacity\": " UINT64_FORMAT,
+					 v->hdr.version, bf_layout_name(v->hdr.layout), v->hdr.nbits,
+					 (uint64) (BF_HEADER_SIZE + bf_value_payload_bytes(&v->hdr)),
+					 bf_key_kind_name(v->hdr.key_kind), v->hdr.capacity);
+	append_double(&buf, "target_fpr", v->hdr.target_fpr);
+	appendStringInfo(&buf, ", \"growth\": %u", v->hdr.growth);
+	append_double(&buf, "ratio", v->hdr.ratio);
+	appendStringInfo(&buf, ", \"added\": " UINT64_FORMAT, v->hdr.added);
+	append_double(&buf, "estimated_cardinality",
+				  bf_estimate_cardinality(&v->hdr, v->bits));
+	append_double(&buf, "estimated_fpr", bf_estimate_fpr(&v->hdr, v->bits));
+	append_double(&buf, "predicted_fpr", bf_scalable_predict_fpr(&v->hdr, v->bits));
+	appendStringInfoString(&buf, ", \"layers\": [");
+	for (uint32 i = 0; i < v->hdr.layers; i++)
+	{
+		BfHeader	l;
+		const uint8 *bits = p + BF_HEADER_SIZE;
+		uint64		bits_set;
+
+		bf_scalable_layer_header(p, &l);
+		bits_set = bf_bits_popcount(bits, bf_payload_bytes(l.nbits));
+		appendStringInfo(&buf, "%s{\"bits\": " UINT64_FORMAT ", \"hashes\": %u"
+						 ", \"capacity\": " UINT64_FORMAT,
+						 i > 0 ? ", " : "", l.nbits, l.hashes, l.capacity);
+		append_double(&buf, "target_fpr", l.target_fpr);
+		appendStringInfo(&buf, ", \"added\": " UINT64_FORMAT ", \"bits_set\": " UINT64_FORMAT,
+						 l.added, bits_set);
+		append_double(&buf, "fill", (double) bits_set / (double) l.nbits);
+		append_double(&buf, "estimated_cardinality", bf_estimate_cardinality(&l, bits));
+		append_double(&buf, "estimated_fpr", bf_estimate_fpr(&l, bits));
+		append_double(&buf, "predicted_fpr",
+					  l.added > 0 ? bf_predict_fpr(l.layout, l.nbits, l.hashes, (double) l.added) : 0.0);
+		appendStringInfoChar(&buf, '}');
+		p = bf_scalable_next(p);
+	}
+	appendStringInfoString(&buf, "]}");
+	return DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data));
+}
+
+/*
  * bloom_info(bloomfilter) -> jsonb: the header fields and estimates.
  */
 Datum
@@ -653,6 +733,8 @@ bloom_info(PG_FUNCTION_ARGS)
 	uint64		bits_set;
 
 	bf_call_site_value(fcinfo, bf_call_site(fcinfo), 0, &v);
+	if (v.hdr.family == BF_FAMILY_SCALABLE)
+		PG_RETURN_DATUM(scalable_info(&v));
 	if (v.hdr.layout == BF_LAYOUT_COUNTING)
 		PG_RETURN_DATUM(counting_info(&v));
 	bits_set = bf_bits_popcount(v.bits, bf_payload_bytes(v.hdr.nbits));

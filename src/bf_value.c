@@ -9,6 +9,7 @@
 #include "lib/stringinfo.h"
 
 #include "bf_layout.h"
+#include "bf_scalable.h"
 #include "bf_sizing.h"
 #include "bf_text.h"
 #include "bf_value.h"
@@ -66,11 +67,10 @@ bf_sentence(char *msg)
 	return msg;
 }
 
-void
-bf_value_check_sizing(int64 capacity, double fpr, int layout, BfSize *size)
+/* The capacity and rate of a new filter; rate gets fpr's text form. */
+static void
+check_capacity_fpr(int64 capacity, double fpr, char *rate, size_t ratelen)
 {
-	uint64		max_nbits = BF_MAX_NBITS(layout);
-	char		rate[32];		/* fpr, shortest round-trip form */
 
 	if (capacity <= 0)
 		ereport(ERROR,
@@ -80,15 +80,24 @@ bf_value_check_sizing(int64 capacity, double fpr, int layout, BfSize *size)
 				 errhint("Give the number of distinct keys the filter should hold.")));
 	/* shortest round trip: %g would print 0.9999999999999999 as 1 */
 	if (isfinite(fpr))
-		bf_format_double(fpr, rate, sizeof(rate));
+		bf_format_double(fpr, rate, ratelen);
 	else
-		snprintf(rate, sizeof(rate), "%g", fpr);
+		snprintf(rate, ratelen, "%g", fpr);
 	if (!(fpr > 0.0 && fpr < 1.0))	/* also rejects NaN */
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("bloomfilter false-positive rate must be between 0 and 1 (exclusive), not %s",
 						rate),
 				 errhint("For example 0.01 for 1%%.")));
+}
+
+void
+bf_value_check_sizing(int64 capacity, double fpr, int layout, BfSize *size)
+{
+	uint64		max_nbits = BF_MAX_NBITS(layout);
+	char		rate[32];		/* fpr, shortest round-trip form */
+
+	check_capacity_fpr(capacity, fpr, rate, sizeof(rate));
 
 	if (!bf_size_for(layout, (uint64) capacity, fpr, max_nbits, size))
 	{
@@ -141,6 +150,147 @@ bf_value_create(int64 capacity, double fpr, int layout, BfValue *v)
 }
 
 void
+bf_value_create_scalable(int64 capacity, double fpr, int32 growth,
+						 double ratio, int layout, BfValue *v)
+{
+	char		rate[32];
+	char		num[32];
+	BfSize		size;
+	BfHeader	layer;
+	double		first;
+	Size		total;
+
+	check_capacity_fpr(capacity, fpr, rate, sizeof(rate));
+	if (growth < BF_MIN_GROWTH || growth > BF_MAX_GROWTH)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("scalable bloomfilter growth must be between %d and %d, not %d",
+						BF_MIN_GROWTH, BF_MAX_GROWTH, growth),
+				 errhint("Each new layer holds growth times the keys of the one before; 2 is usual.")));
+	if (isfinite(ratio))
+		bf_format_double(ratio, num, sizeof(num));
+	else
+		snprintf(num, sizeof(num), "%g", ratio);
+	if (!(ratio > 0.0 && ratio < 1.0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("scalable bloomfilter ratio must be between 0 and 1 (exclusive), not %s",
+						num),
+				 errhint("Each new layer has ratio times the false-positive rate of the one before; 0.5 is usual.")));
+	if (layout == BF_LAYOUT_COUNTING)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a scalable bloomfilter cannot have layout counting"),
+				 errhint("Use 'blocked' (the default) or 'classic'.")));
+
+	first = bf_scalable_layer_fpr(fpr, ratio, 0);
+	if (!(first > 0.0) ||
+		!bf_size_for(layout, (uint64) capacity, first, BF_MAX_NBITS(layout) - BF_BLOCK_BITS, &size))
+	{
+		bf_format_double(first, num, sizeof(num));
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("scalable bloomfilter of initial capacity " INT64_FORMAT " at false-positive rate %s does not fit",
+						capacity, rate),
+				 errdetail("Its first layer needs false-positive rate %s, fpr times (1 - ratio), and a bloomfilter value is at most 1 GB.",
+						   num),
+				 errhint("Use a smaller initial capacity or a larger false-positive rate.")));
+	}
+
+	memset(&v->hdr, 0, sizeof(v->hdr));
+	v->hdr.version = BF_FORMAT_VERSION;
+	v->hdr.family = BF_FAMILY_SCALABLE;
+	v->hdr.layout = (uint8) layout;
+	v->hdr.key_kind = BF_KEY_NONE;
+	v->hdr.hashes = 0;
+	v->hdr.layers = 0;
+	v->hdr.nbits = 0;
+	v->hdr.capacity = (uint64) capacity;
+	v->hdr.target_fpr = fpr;
+	v->hdr.growth = (uint32) growth;
+	v->hdr.ratio = ratio;
+
+	memset(&layer, 0, sizeof(layer));
+	layer.version = BF_FORMAT_VERSION;
+	layer.family = BF_FAMILY_BLOOM;
+	layer.layout = (uint8) layout;
+	layer.key_kind = BF_KEY_NONE;
+	layer.hashes = (uint16) size.hashes;
+	layer.layers = 1;
+	layer.nbits = size.nbits;
+	layer.capacity = (uint64) capacity;
+	layer.target_fpr = first;
+
+	total = VARHDRSZ + 2 * BF_HEADER_SIZE + (Size) bf_payload_bytes(size.nbits);
+	Assert(total <= MaxAllocSize);
+	v->raw = (struct varlena *) palloc0(total);
+	SET_VARSIZE(v->raw, total);
+	bf_header_encode(&v->hdr, (uint8_t *) VARDATA(v->raw));
+	bf_scalable_append(&v->hdr, (uint8_t *) VARDATA(v->raw), &layer);
+	v->bits = (uint8 *) VARDATA(v->raw) + BF_HEADER_SIZE;
+}
+
+Size
+bf_value_next_layer(const BfValue *v, BfHeader *layer)
+{
+	Size		size = VARSIZE(v->raw);
+	uint64		room;
+	uint64		max_nbits;
+	char		msg[256];
+
+	Assert(v->hdr.family == BF_FAMILY_SCALABLE);
+	/* what a new layer's bits may take within MaxAllocSize */
+	room = (size + BF_HEADER_SIZE < MaxAllocSize) ?
+		MaxAllocSize - size - BF_HEADER_SIZE : 0;
+	if (v->hdr.layout == BF_LAYOUT_CLASSIC)
+		max_nbits = (room / (BF_CLASSIC_ALIGN_BITS / 8)) * BF_CLASSIC_ALIGN_BITS;
+	else
+		max_nbits = (room / BF_BLOCK_BYTES) * BF_BLOCK_BITS;
+	if (max_nbits == 0 ||
+		bf_scalable_new_layer(&v->hdr, max_nbits, layer, msg, sizeof(msg)) != BF_OK)
+	{
+		if (max_nbits == 0)
+			snprintf(msg, sizeof(msg), "a bloomfilter value is at most 1 GB");
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("scalable bloomfilter cannot add a layer to its %u layers",
+						v->hdr.layers),
+				 errdetail("%s.", bf_sentence(msg)),
+				 errhint("Create the filter with a larger initial capacity, or split the keys over several filters.")));
+	}
+	return size + BF_HEADER_SIZE + (Size) bf_payload_bytes(layer->nbits);
+}
+
+void
+bf_value_grow_into(BfValue *v, const BfHeader *layer, struct varlena *dst)
+{
+	Size		size = VARSIZE(v->raw) + BF_HEADER_SIZE + (Size) bf_payload_bytes(layer->nbits);
+
+	memcpy(dst, v->raw, VARSIZE(v->raw));
+	SET_VARSIZE(dst, size);
+	bf_scalable_append(&v->hdr, (uint8_t *) VARDATA(dst), layer);
+	v->raw = dst;
+	v->bits = (uint8 *) VARDATA(dst) + BF_HEADER_SIZE;
+}
+
+void
+bf_value_scalable_add(BfValue *v, BfHash hash)
+{
+	BfHeader	layer;
+	struct varlena *old;
+	struct varlena *grown;
+
+	if (bf_scalable_add(&v->hdr, v->bits, hash) != BF_SCALABLE_FULL)
+		return;
+	old = v->raw;
+	grown = (struct varlena *) palloc(bf_value_next_layer(v, &layer));
+	bf_value_grow_into(v, &layer, grown);
+	pfree(old);
+	if (bf_scalable_add(&v->hdr, v->bits, hash) != BF_SCALABLE_SET)
+		elog(ERROR, "scalable bloomfilter: a new layer did not take a key");
+}
+
+void
 bf_value_note_added(BfValue *v, int kind, uint64 nkeys)
 {
 	uint8_t    *buf = (uint8_t *) VARDATA(v->raw);
@@ -149,7 +299,10 @@ bf_value_note_added(BfValue *v, int kind, uint64 nkeys)
 	{
 		Assert(v->hdr.key_kind == BF_KEY_NONE);
 		v->hdr.key_kind = (uint8) kind;
-		bf_header_set_key_kind(buf, (uint8_t) kind);
+		if (v->hdr.family == BF_FAMILY_SCALABLE)
+			bf_scalable_set_key_kind(&v->hdr, buf, (uint8_t) kind);
+		else
+			bf_header_set_key_kind(buf, (uint8_t) kind);
 	}
 	/* saturate: the count is informational */
 	v->hdr.added = (v->hdr.added > PG_UINT64_MAX - nkeys) ?
@@ -158,14 +311,140 @@ bf_value_note_added(BfValue *v, int kind, uint64 nkeys)
 }
 
 static void
+describe_scalable(StringInfo buf, const BfHeader *h)
+{
+	char		fpr[32];
+	char		ratio[32];
+
+	bf_format_double(h->target_fpr, fpr, sizeof(fpr));
+	bf_format_double(h->ratio, ratio, sizeof(ratio));
+	appendStringInfo(buf, "scalable, layout %s, capacity " UINT64_FORMAT ", fpr %s, growth %u, ratio %s",
+					 bf_layout_name(h->layout), h->capacity, fpr, h->growth,
+					 ratio);
+}
+
+static void
 describe(StringInfo buf, const BfHeader *h)
 {
+	if (h->family == BF_FAMILY_SCALABLE)
+	{
+		describe_scalable(buf, h);
+		return;
+	}
+	{
 	char		fpr[32];
 
 	bf_format_double(h->target_fpr, fpr, sizeof(fpr));
 	appendStringInfo(buf, "layout %s, " UINT64_FORMAT " bits, %u hashes, capacity " UINT64_FORMAT ", fpr %s",
 					 bf_layout_name(h->layout), h->nbits, h->hashes,
 					 h->capacity, fpr);
+	}
+}
+
+/*
+ * Union of scalable filters: layer i of the result is the union of the
+ * layers i of both (the same size: the same parameters give the same
+ * layers), with the sum of their counts; a layer only one has is copied.
+ */
+static void
+merge_scalable(BfValue *dst, const BfValue *src, BfMergeOp op)
+{
+	const BfHeader *a = &dst->hdr;
+	const BfHeader *b = &src->hdr;
+	uint32		common = Min(a->layers, b->layers);
+	uint8	   *pa;
+	const uint8 *pb;
+
+	if (op == BF_MERGE_INTERSECT)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot intersect scalable bloom filters"),
+				 errdetail("A key may be in different layers of the two filters, so their layers have no common key to keep."),
+				 errhint("Test a key against both filters instead.")));
+	if (a->family != b->family || a->layout != b->layout ||
+		a->capacity != b->capacity || a->target_fpr != b->target_fpr ||
+		a->growth != b->growth || a->ratio != b->ratio)
+	{
+		StringInfoData left,
+					right;
+
+		initStringInfo(&left);
+		initStringInfo(&right);
+		describe(&left, a);
+		describe(&right, b);
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot unite bloom filters with different parameters"),
+				 errdetail("Left: %s; right: %s.", left.data, right.data),
+				 errhint("A scalable filter unites only with one created with the same initial capacity, fpr, growth, ratio and layout.")));
+	}
+	if (a->key_kind != BF_KEY_NONE && b->key_kind != BF_KEY_NONE &&
+		a->key_kind != b->key_kind)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("cannot unite a bloom filter of key kind %s with one of key kind %s",
+						bf_key_kind_name(a->key_kind), bf_key_kind_name(b->key_kind)),
+				 errhint("Both filters must be built from keys of the same kind.")));
+
+	/* the same layers first (another client may have sized them otherwise) */
+	pa = dst->bits;
+	pb = src->bits;
+	for (uint32 i = 0; i < common; i++)
+	{
+		BfHeader	la,
+					lb;
+
+		bf_scalable_layer_header(pa, &la);
+		bf_scalable_layer_header(pb, &lb);
+		if (la.nbits != lb.nbits || la.hashes != lb.hashes)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot unite scalable bloom filters whose layers differ"),
+					 errdetail("Layer %u has " UINT64_FORMAT " bits and %u hashes on the left, " UINT64_FORMAT " bits and %u hashes on the right.",
+							   i, la.nbits, la.hashes, lb.nbits, lb.hashes)));
+		pa = (uint8 *) bf_scalable_next(pa);
+		pb = bf_scalable_next(pb);
+	}
+
+	/* src's extra layers: dst grows to hold them */
+	if (b->layers > a->layers)
+	{
+		Size		extra = VARSIZE(src->raw) - (Size) (pb - (const uint8 *) VARDATA(src->raw));
+		Size		size = VARSIZE(dst->raw) + extra;
+		struct varlena *grown;
+
+		if (size > MaxAllocSize)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("union of scalable bloom filters would exceed 1 GB")));
+		grown = (struct varlena *) palloc(size);
+		memcpy(grown, dst->raw, VARSIZE(dst->raw));
+		memcpy((char *) grown + VARSIZE(dst->raw), pb, extra);
+		SET_VARSIZE(grown, size);
+		dst->hdr.layers = b->layers;
+		dst->hdr.nbits = b->nbits;
+		bf_header_set_layers((uint8_t *) VARDATA(grown), b->layers, b->nbits);
+		dst->raw = grown;
+		dst->bits = (uint8 *) VARDATA(grown) + BF_HEADER_SIZE;
+	}
+
+	/* OR the common layers, summing their counts */
+	pa = dst->bits;
+	pb = src->bits;
+	for (uint32 i = 0; i < common; i++)
+	{
+		uint64		nbits = bf_read_u64le(pa + BF_LAYER_OFF_NBITS);
+		uint64		na = bf_header_get_added(pa);
+		uint64		nb = bf_header_get_added(pb);
+
+		bf_bits_or(pa + BF_HEADER_SIZE, pb + BF_HEADER_SIZE, bf_payload_bytes(nbits));
+		bf_header_set_added(pa, na > PG_UINT64_MAX - nb ? PG_UINT64_MAX : na + nb);
+		pa = (uint8 *) bf_scalable_next(pa);
+		pb = bf_scalable_next(pb);
+	}
+	if (a->key_kind == BF_KEY_NONE && b->key_kind != BF_KEY_NONE)
+		bf_value_note_added(dst, b->key_kind, 0);
+	bf_value_note_added(dst, dst->hdr.key_kind, b->added);
 }
 
 void
@@ -174,6 +453,11 @@ bf_value_merge(BfValue *dst, const BfValue *src, BfMergeOp op)
 	const BfHeader *a = &dst->hdr;
 	const BfHeader *b = &src->hdr;
 
+	if (a->family == BF_FAMILY_SCALABLE || b->family == BF_FAMILY_SCALABLE)
+	{
+		merge_scalable(dst, src, op);
+		return;
+	}
 	if (a->layout != b->layout || a->nbits != b->nbits ||
 		a->hashes != b->hashes || a->capacity != b->capacity ||
 		a->target_fpr != b->target_fpr)
@@ -241,6 +525,9 @@ bf_value_keys_over_rate(const BfHeader *h, double factor)
 	uint64		lo = Max(h->capacity, 1);
 	uint64		hi = lo;
 
+	if (h->family == BF_FAMILY_SCALABLE)
+		return PG_UINT64_MAX;	/* it grows: never crowded */
+
 #define OVER(n) (bf_predict_fpr(h->layout, h->nbits, h->hashes, (double) (n)) > limit)
 	if (OVER(lo))
 	{
@@ -286,6 +573,8 @@ bf_value_notice_if_crowded(const BfValue *v, bool final)
 	char		rate[32];
 	char		target[32];
 
+	if (v->hdr.family == BF_FAMILY_SCALABLE)
+		return false;			/* it grows: never crowded */
 	if (!(predicted > 2 * v->hdr.target_fpr))
 		return false;
 	bf_format_double(predicted, rate, sizeof(rate));

@@ -62,6 +62,32 @@ extern void bf_value_check_sizing(int64 capacity, double fpr, int layout,
  */
 extern void bf_value_create(int64 capacity, double fpr, int layout, BfValue *v);
 
+/*
+ * A new empty scalable filter (family 4) of one layer; layout blocked or
+ * classic.  Raises an error for parameters out of range.
+ */
+extern void bf_value_create_scalable(int64 capacity, double fpr, int32 growth,
+									 double ratio, int layout, BfValue *v);
+
+/*
+ * The header of the layer a scalable filter grows by, and the size of the
+ * value with it; raises program_limit_exceeded if it cannot grow.
+ */
+extern Size bf_value_next_layer(const BfValue *v, BfHeader *layer);
+
+/*
+ * Copy v into dst (bf_value_next_layer's size) with the new layer appended;
+ * v then describes dst.
+ */
+extern void bf_value_grow_into(BfValue *v, const BfHeader *layer,
+							   struct varlena *dst);
+
+/*
+ * Add a hashed key to a scalable filter that is a private, palloc'd copy:
+ * v->raw is replaced (and the old one freed) if a layer must be added.
+ */
+extern void bf_value_scalable_add(BfValue *v, BfHash hash);
+
 /* Record that a key of kind `kind` was added (header fields only). */
 extern void bf_value_note_added(BfValue *v, int kind, uint64 nkeys);
 
@@ -81,6 +107,9 @@ typedef enum BfMergeOp
  * Merge src into dst (a writable value): bitwise OR or AND (counting:
  * saturating sum or minimum of the counters).  Both must have
  * the same layout, bits, hashes, capacity and fpr, and compatible key kinds.
+ * Scalable filters unite layer by layer (same layout, capacity, fpr, growth
+ * and ratio); dst->raw is then replaced by a new value in
+ * CurrentMemoryContext when src has more layers.  They do not intersect.
  */
 extern void bf_value_merge(BfValue *dst, const BfValue *src, BfMergeOp op);
 

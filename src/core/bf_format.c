@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bf_scalable.h"
 #include "bf_text.h"
 
 /* Offsets of the header fields (see bf_format.h). */
@@ -31,6 +32,9 @@
 #define OFF_FPR			32
 #define OFF_ADDED		40
 #define OFF_RESERVED	48
+#define OFF_GROWTH		48		/* scalable only */
+#define OFF_ZERO		52		/* scalable only: zero */
+#define OFF_RATIO		56		/* scalable only */
 
 static const char *const layout_names[] = {
 	NULL,						/* 0: not a layout */
@@ -174,14 +178,17 @@ bf_header_check(const BfHeader *h, char *msg, size_t msglen)
 					 (unsigned) h->version, BF_FORMAT_VERSION);
 		return BF_ERR_VERSION;
 	}
-	if (h->family != BF_FAMILY_BLOOM && h->family != BF_FAMILY_COUNTING)
+	if (h->family != BF_FAMILY_BLOOM && h->family != BF_FAMILY_COUNTING &&
+		h->family != BF_FAMILY_SCALABLE)
 	{
 		if (msg)
 			snprintf(msg, msglen,
-					 "unsupported filter family %u (this build reads families %d, bloom, and %d, counting)",
-					 (unsigned) h->family, BF_FAMILY_BLOOM, BF_FAMILY_COUNTING);
+					 "unsupported filter family %u (this build reads families %d, bloom, %d, counting, and %d, scalable)",
+					 (unsigned) h->family, BF_FAMILY_BLOOM, BF_FAMILY_COUNTING,
+					 BF_FAMILY_SCALABLE);
 		return BF_ERR_FAMILY;
 	}
+
 	if (h->layout < 1 || h->layout > BF_LAYOUT_MAX)
 	{
 		if (msg)
@@ -190,7 +197,14 @@ bf_header_check(const BfHeader *h, char *msg, size_t msglen)
 					 (unsigned) h->layout);
 		return BF_ERR_LAYOUT;
 	}
-	if (bf_layout_family(h->layout) != h->family)
+	if (h->family == BF_FAMILY_SCALABLE && h->layout == BF_LAYOUT_COUNTING)
+	{
+		if (msg)
+			snprintf(msg, msglen,
+					 "layout counting does not belong to family 4 (the layers of a scalable filter are blocked or classic)");
+		return BF_ERR_LAYOUT;
+	}
+	if (h->family != BF_FAMILY_SCALABLE && bf_layout_family(h->layout) != h->family)
 	{
 		if (msg)
 			snprintf(msg, msglen,
@@ -206,7 +220,18 @@ bf_header_check(const BfHeader *h, char *msg, size_t msglen)
 					 (unsigned) h->key_kind, BF_KEY_KIND_MAX);
 		return BF_ERR_KEY_KIND;
 	}
-	if (h->hashes < 1 || h->hashes > BF_MAX_HASHES)
+	if (h->family == BF_FAMILY_SCALABLE)
+	{
+		if (h->hashes != 0)
+		{
+			if (msg)
+				snprintf(msg, msglen,
+						 "hash count %u of a scalable filter is not 0 (each layer has its own)",
+						 (unsigned) h->hashes);
+			return BF_ERR_HASHES;
+		}
+	}
+	else if (h->hashes < 1 || h->hashes > BF_MAX_HASHES)
 	{
 		if (msg)
 			snprintf(msg, msglen, "hash count %u is out of range 1..%d",
@@ -221,7 +246,18 @@ bf_header_check(const BfHeader *h, char *msg, size_t msglen)
 					 (unsigned) h->flags, BF_FORMAT_VERSION);
 		return BF_ERR_FLAGS;
 	}
-	if (h->layers != 1)
+	if (h->family == BF_FAMILY_SCALABLE)
+	{
+		if (h->layers < 1 || h->layers > BF_MAX_LAYERS)
+		{
+			if (msg)
+				snprintf(msg, msglen,
+						 "layer count %lu is out of range 1..%d",
+						 (unsigned long) h->layers, BF_MAX_LAYERS);
+			return BF_ERR_LAYERS;
+		}
+	}
+	else if (h->layers != 1)
 	{
 		if (msg)
 			snprintf(msg, msglen,
@@ -268,6 +304,8 @@ bf_header_check(const BfHeader *h, char *msg, size_t msglen)
 		}
 		return BF_ERR_FPR;
 	}
+	if (h->family == BF_FAMILY_SCALABLE)
+		return bf_scalable_check_growth(h->growth, h->ratio, msg, msglen);
 	return BF_OK;
 }
 
@@ -280,7 +318,20 @@ BfStatus
 bf_header_decode(const uint8_t *buf, size_t len, BfHeader *out,
 				 char *msg, size_t msglen)
 {
-	return bf_header_decode_prefix(buf, len, len, out, msg, msglen);
+	BfHeader	h;
+	BfStatus	st;
+
+	st = bf_header_decode_prefix(buf, len, len, &h, msg, msglen);
+	if (st != BF_OK)
+		return st;
+	/* a scalable value's layers, now that the length is known to fit */
+	if (h.family == BF_FAMILY_SCALABLE &&
+		(st = bf_scalable_check_layers(&h, buf + BF_HEADER_SIZE,
+									   len - BF_HEADER_SIZE, msg, msglen)) != BF_OK)
+		return st;
+	if (out != NULL)
+		*out = h;
+	return BF_OK;
 }
 
 BfStatus
@@ -324,6 +375,11 @@ bf_header_decode_prefix(const uint8_t *buf, size_t avail, uint64_t len,
 	h.capacity = bf_read_u64le(buf + OFF_CAPACITY);
 	h.target_fpr = read_f64le(buf + OFF_FPR);
 	h.added = bf_read_u64le(buf + OFF_ADDED);
+	if (h.family == BF_FAMILY_SCALABLE)
+	{
+		h.growth = read_u32le(buf + OFF_GROWTH);
+		h.ratio = read_f64le(buf + OFF_RATIO);
+	}
 
 	/*
 	 * The version comes first: a later version may move every other field,
@@ -335,6 +391,8 @@ bf_header_decode_prefix(const uint8_t *buf, size_t avail, uint64_t len,
 
 	for (i = OFF_RESERVED; i < BF_HEADER_SIZE; i++)
 	{
+		if (h.family == BF_FAMILY_SCALABLE && (i < OFF_ZERO || i >= OFF_RATIO))
+			continue;			/* growth and ratio */
 		if (buf[i] != 0)
 		{
 			if (msg)
@@ -348,11 +406,11 @@ bf_header_decode_prefix(const uint8_t *buf, size_t avail, uint64_t len,
 	 * overflow, so compare those rather than computing 64 + nbits / 8, which
 	 * might not fit in a size_t.
 	 */
-	if (len - BF_HEADER_SIZE != bf_payload_bytes(h.nbits))
+	if (len - BF_HEADER_SIZE != bf_value_payload_bytes(&h))
 	{
 		if (msg)
 		{
-			uint64_t	payload = bf_payload_bytes(h.nbits);
+			uint64_t	payload = bf_value_payload_bytes(&h);
 
 			if (payload <= UINT64_MAX - BF_HEADER_SIZE)
 				snprintf(msg, msglen,
@@ -393,7 +451,12 @@ bf_header_encode(const BfHeader *h, uint8_t *buf)
 	bf_write_u64le(buf + OFF_CAPACITY, h->capacity);
 	write_f64le(buf + OFF_FPR, h->target_fpr);
 	bf_write_u64le(buf + OFF_ADDED, h->added);
-	/* bytes 48..63 stay zero */
+	if (h->family == BF_FAMILY_SCALABLE)
+	{
+		write_u32le(buf + OFF_GROWTH, h->growth);
+		write_f64le(buf + OFF_RATIO, h->ratio);
+	}
+	/* other families: bytes 48..63 stay zero */
 }
 
 void
@@ -406,4 +469,17 @@ void
 bf_header_set_added(uint8_t *buf, uint64_t added)
 {
 	bf_write_u64le(buf + OFF_ADDED, added);
+}
+
+void
+bf_header_set_layers(uint8_t *buf, uint32_t layers, uint64_t nbits)
+{
+	write_u32le(buf + OFF_LAYERS, layers);
+	bf_write_u64le(buf + OFF_NBITS, nbits);
+}
+
+uint64_t
+bf_header_get_added(const uint8_t *buf)
+{
+	return bf_read_u64le(buf + OFF_ADDED);
 }

@@ -11,7 +11,8 @@
  *	offset	size	field
  *	0		4		magic "BLMF"
  *	4		1		format version (1)
- *	5		1		family (1 = bloom, 2 = counting; 3 reserved for cuckoo)
+ *	5		1		family (1 = bloom, 2 = counting, 4 = scalable; 3 is the
+ *					cuckoofilter type, see bf_cuckoo.h)
  *	6		1		layout (1 = blocked, 2 = classic, 3 = counting)
  *	7		1		key kind (0 = none yet, see BfKeyKind)
  *	8		2		hashes per key (k), 1 .. BF_MAX_HASHES
@@ -29,6 +30,14 @@
  *
  * Family and layout go together: family 2 (counting) has layout 3 and only
  * it; family 1 (bloom) has layout 1 or 2.
+ *
+ * Family 4 (scalable, see bf_scalable.h) uses the same 64 bytes with other
+ * meanings for some fields: layout is that of every layer (1 or 2), hashes
+ * is 0, layers counts the layers (1 .. BF_MAX_LAYERS), nbits is the sum of
+ * the layers' bit counts, capacity that of the first layer, target_fpr the
+ * rate of the whole filter, and bytes 48..51 hold the growth factor (uint32),
+ * 52..55 are zero and 56..63 the ratio (binary64).  The layers follow, each
+ * a complete family 1 value (its own 64-byte header and bits).
  */
 #ifndef BF_FORMAT_H
 #define BF_FORMAT_H
@@ -44,6 +53,10 @@
 #define BF_FORMAT_VERSION	1
 #define BF_FAMILY_BLOOM		1
 #define BF_FAMILY_COUNTING	2
+#define BF_FAMILY_SCALABLE	4
+#define BF_MAX_LAYERS		64
+#define BF_MIN_GROWTH		2
+#define BF_MAX_GROWTH		100
 #define BF_HEADER_SIZE		64
 #define BF_MAX_HASHES		64
 #define BF_BLOCK_BITS		512
@@ -101,6 +114,9 @@ typedef struct BfHeader
 	uint64_t	capacity;
 	double		target_fpr;
 	uint64_t	added;
+	/* family 4 (scalable) only; zero otherwise */
+	uint32_t	growth;
+	double		ratio;
 } BfHeader;
 
 /* Outcome of decoding or parsing; BF_OK is zero. */
@@ -121,6 +137,9 @@ typedef enum BfStatus
 	BF_ERR_CAPACITY,
 	BF_ERR_FPR,
 	BF_ERR_RESERVED,
+	BF_ERR_GROWTH,				/* scalable: growth factor */
+	BF_ERR_RATIO,				/* scalable: ratio */
+	BF_ERR_LAYER,				/* scalable: a layer disagrees with the rest */
 	BF_ERR_SYNTAX				/* text form only */
 } BfStatus;
 
@@ -129,6 +148,18 @@ static inline uint64_t
 bf_payload_bytes(uint64_t nbits)
 {
 	return nbits / 8;
+}
+
+/*
+ * Bytes after the 64-byte header of a value: the bit array, or for a
+ * scalable filter its layers (a header each, and their bits).
+ */
+static inline uint64_t
+bf_value_payload_bytes(const BfHeader *h)
+{
+	if (h->family == BF_FAMILY_SCALABLE)
+		return (uint64_t) h->layers * 64 + h->nbits / 8;
+	return h->nbits / 8;
 }
 
 /*
@@ -156,6 +187,9 @@ extern void bf_header_encode(const BfHeader *h, uint8_t *buf);
 /* Update only the key kind / added fields of an encoded header in place. */
 extern void bf_header_set_key_kind(uint8_t *buf, uint8_t key_kind);
 extern void bf_header_set_added(uint8_t *buf, uint64_t added);
+extern uint64_t bf_header_get_added(const uint8_t *buf);
+/* Scalable: the layer count and total bit count of an encoded header. */
+extern void bf_header_set_layers(uint8_t *buf, uint32_t layers, uint64_t nbits);
 
 /* Names used in text form, bloom_info and messages; NULL if unknown. */
 extern const char *bf_layout_name(int layout);

@@ -157,6 +157,8 @@ bf_estimate_cardinality(const BfHeader *h, const uint8_t *bits)
 {
 	double		k = (double) h->hashes;
 
+	if (h->family == BF_FAMILY_SCALABLE)
+		return bf_scalable_estimate_cardinality(h, bits);
 	if (h->nbits == 0 || h->hashes == 0)
 		return 0.0;
 
@@ -199,6 +201,8 @@ bf_estimate_fpr(const BfHeader *h, const uint8_t *bits)
 {
 	double		k = (double) h->hashes;
 
+	if (h->family == BF_FAMILY_SCALABLE)
+		return bf_scalable_estimate_fpr(h, bits);
 	if (h->nbits == 0 || h->hashes == 0)
 		return 0.0;
 

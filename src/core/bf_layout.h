@@ -23,6 +23,7 @@
 #include "bf_counting.h"
 #include "bf_format.h"
 #include "bf_hash.h"
+#include "bf_scalable.h"
 
 #define BF_BLOCK_MUL	UINT32_C(0x9E3779B1)
 
@@ -150,9 +151,16 @@ bf_add_hash(const BfHeader *h, uint8_t *bits, BfHash hash)
 		bf_blocked_add(bits, h->nbits, h->hashes, hash.lo);
 }
 
+/*
+ * A key is set with bf_add_hash in a single-layer filter only: a scalable
+ * one may need a new layer (bf_scalable_add).  bits is what follows the
+ * header: the layers, for a scalable filter.
+ */
 static inline bool
 bf_test_hash(const BfHeader *h, const uint8_t *bits, BfHash hash)
 {
+	if (h->family == BF_FAMILY_SCALABLE)
+		return bf_scalable_test(h, bits, hash);
 	if (h->layout == BF_LAYOUT_CLASSIC)
 		return bf_classic_test(bits, h->nbits, h->hashes, hash);
 	if (h->layout == BF_LAYOUT_COUNTING)
@@ -165,6 +173,8 @@ static inline void
 bf_prefetch_hash(const BfHeader *h, const uint8_t *bits, BfHash hash)
 {
 #if defined(__GNUC__) || defined(__clang__)
+	if (h->family == BF_FAMILY_SCALABLE)
+		return;					/* one line per layer: not worth it */
 	if (h->layout == BF_LAYOUT_CLASSIC)
 		__builtin_prefetch(bits + ((hash.lo % h->nbits) >> 3));
 	else

@@ -286,6 +286,26 @@ render_header(const BfHeader *h, char *buf, size_t buflen)
 	const char *kind = bf_key_kind_name(h->key_kind);
 
 	bf_format_double(h->target_fpr, fpr, sizeof(fpr));
+	if (h->family == BF_FAMILY_SCALABLE)
+	{
+		char		ratio[64];
+
+		bf_format_double(h->ratio, ratio, sizeof(ratio));
+		return snprintf(buf, buflen,
+						"version=%u family=scalable layout=%s key_kind=%s layers=%lu "
+						"bits=%llu capacity=%llu target_fpr=%s growth=%lu ratio=%s "
+						"added=%llu data=",
+						(unsigned) h->version,
+						layout ? layout : "unknown",
+						kind ? kind : "unknown",
+						(unsigned long) h->layers,
+						(unsigned long long) h->nbits,
+						(unsigned long long) h->capacity,
+						fpr,
+						(unsigned long) h->growth,
+						ratio,
+						(unsigned long long) h->added);
+	}
 	return snprintf(buf, buflen,
 					"version=%u layout=%s hashes=%u key_kind=%s bits=%llu "
 					"capacity=%llu target_fpr=%s added=%llu data=",
@@ -305,7 +325,7 @@ bf_text_length(const BfHeader *h)
 	char		buf[256];
 	int			n = render_header(h, buf, sizeof(buf));
 
-	return (size_t) n + bf_base64_encoded_length((size_t) bf_payload_bytes(h->nbits));
+	return (size_t) n + bf_base64_encoded_length((size_t) bf_value_payload_bytes(h));
 }
 
 void
@@ -315,7 +335,7 @@ bf_text_render(const BfHeader *h, const uint8_t *bits, char *out)
 	int			n = render_header(h, buf, sizeof(buf));
 
 	memcpy(out, buf, (size_t) n);
-	bf_base64_encode(bits, (size_t) bf_payload_bytes(h->nbits), out + n);
+	bf_base64_encode(bits, (size_t) bf_value_payload_bytes(h), out + n);
 }
 
 /* ----------------------------------------------------------------
@@ -524,9 +544,23 @@ parse_name(TextParser *tp, const char *(*name_of) (int), int lo, int hi,
 	return -1;
 }
 
-/* target_fpr: accepted only in the exact form bf_format_double writes. */
+/*
+ * A rate (target_fpr, ratio): accepted only in the exact form
+ * bf_format_double writes.
+ */
+static BfStatus parse_double(TextParser *tp, const char *what, double *out);
+static BfStatus finish_header(TextParser *tp, const BfHeader *hdr, BfHeader *h,
+							  const char **data, size_t *datalen);
+static BfStatus parse_scalable_fields(TextParser *tp, BfHeader *hdr);
+
 static BfStatus
 parse_fpr(TextParser *tp, double *out)
+{
+	return parse_double(tp, "target_fpr", out);
+}
+
+static BfStatus
+parse_double(TextParser *tp, const char *what, double *out)
 {
 	size_t		start_pos = tp->pos;
 	size_t		len;
@@ -541,8 +575,8 @@ parse_fpr(TextParser *tp, double *out)
 	if (len == 0)
 	{
 		if (tp->msg)
-			snprintf(tp->msg, tp->msglen, "target_fpr is empty at position %zu",
-					 start_pos);
+			snprintf(tp->msg, tp->msglen, "%s is empty at position %zu",
+					 what, start_pos);
 		return BF_ERR_SYNTAX;
 	}
 
@@ -563,7 +597,7 @@ parse_fpr(TextParser *tp, double *out)
 		if (tp->msg)
 		{
 			quote_token(tok, len, q, sizeof(q));
-			snprintf(tp->msg, tp->msglen, "target_fpr %s is not a decimal number", q);
+			snprintf(tp->msg, tp->msglen, "%s %s is not a decimal number", what, q);
 		}
 		return BF_ERR_SYNTAX;
 	}
@@ -576,7 +610,7 @@ parse_fpr(TextParser *tp, double *out)
 		if (tp->msg)
 		{
 			quote_token(tok, len, q, sizeof(q));
-			snprintf(tp->msg, tp->msglen, "target_fpr %s is not a decimal number", q);
+			snprintf(tp->msg, tp->msglen, "%s %s is not a decimal number", what, q);
 		}
 		return BF_ERR_SYNTAX;
 	}
@@ -587,8 +621,8 @@ parse_fpr(TextParser *tp, double *out)
 		{
 			quote_token(tok, len, q, sizeof(q));
 			snprintf(tp->msg, tp->msglen,
-					 "target_fpr %s is not in canonical form (expected \"%s\")",
-					 q, canon);
+					 "%s %s is not in canonical form (expected \"%s\")",
+					 what, q, canon);
 		}
 		return BF_ERR_SYNTAX;
 	}
@@ -609,9 +643,6 @@ bf_text_parse_header(const char *s, BfHeader *h,
 	size_t		len;
 	char		q[4 * QUOTE_MAX + 16];
 	int			idx;
-	uint64_t	nbytes;
-	uint64_t	expected;
-	size_t		dlen;
 
 	if (msg != NULL && msglen > 0)
 		msg[0] = '\0';
@@ -646,6 +677,15 @@ bf_text_parse_header(const char *s, BfHeader *h,
 	hdr.version = BF_FORMAT_VERSION;
 	hdr.flags = 0;
 	hdr.layers = 1;
+
+	/* "family=" comes next only in the scalable form */
+	if (strncmp(s + tp.pos, " family=", 8) == 0)
+	{
+		st = parse_scalable_fields(&tp, &hdr);
+		if (st != BF_OK)
+			return st;
+		return finish_header(&tp, &hdr, h, data, datalen);
+	}
 
 	/* layout */
 	if (!expect_name(&tp, "layout=", false))
@@ -712,25 +752,42 @@ bf_text_parse_header(const char *s, BfHeader *h,
 	if ((st = parse_uint(&tp, "added", BF_ERR_SYNTAX, &hdr.added)) != BF_OK)
 		return st;
 
+	return finish_header(&tp, &hdr, h, data, datalen);
+}
+
+/*
+ * The end of the header ("data=") and the length of the payload, after the
+ * fields as a whole were found valid.
+ */
+static BfStatus
+finish_header(TextParser *tp, const BfHeader *hdr, BfHeader *h,
+			  const char **data, size_t *datalen)
+{
+	BfStatus	st;
+	uint64_t	nbytes;
+	uint64_t	expected;
+	size_t		dlen;
+
 	/* data: the rest of the string */
-	if (!expect_name(&tp, "data=", false))
+	if (!expect_name(tp, "data=", false))
 		return BF_ERR_SYNTAX;
 
 	/* The fields as a whole, before trusting nbits. */
-	if ((st = bf_header_check(&hdr, msg, msglen)) != BF_OK)
+	if ((st = bf_header_check(hdr, tp->msg, tp->msglen)) != BF_OK)
 		return st;
 
 	/*
-	 * The payload length must be exactly that of nbits / 8 bytes; checked in
-	 * 64 bits (nbits / 8 < 2^61, so its encoded length cannot overflow).
+	 * The payload length must be exactly that of nbits / 8 bytes (and the
+	 * layers' headers); checked in 64 bits (nbits / 8 < 2^61, so its encoded
+	 * length cannot overflow).
 	 */
-	dlen = strlen(s + tp.pos);
-	nbytes = bf_payload_bytes(hdr.nbits);
+	dlen = strlen(tp->s + tp->pos);
+	nbytes = bf_value_payload_bytes(hdr);
 	expected = b64_length_u64(nbytes);
 	if ((uint64_t) dlen != expected)
 	{
-		if (msg)
-			snprintf(msg, msglen,
+		if (tp->msg)
+			snprintf(tp->msg, tp->msglen,
 					 "data has %zu base64 characters, expected %llu for %llu bytes",
 					 dlen, (unsigned long long) expected,
 					 (unsigned long long) nbytes);
@@ -738,12 +795,119 @@ bf_text_parse_header(const char *s, BfHeader *h,
 	}
 
 	if (h != NULL)
-		*h = hdr;
+		*h = *hdr;
 	if (data != NULL)
-		*data = s + tp.pos;
+		*data = tp->s + tp->pos;
 	if (datalen != NULL)
 		*datalen = dlen;
 	return BF_OK;
+}
+
+/*
+ * The fields of the scalable form after the version, up to "added":
+ *	family=scalable layout=blocked key_kind=text layers=2 bits=N
+ *	capacity=1000 target_fpr=0.01 growth=2 ratio=0.5 added=5
+ */
+static BfStatus
+parse_scalable_fields(TextParser *tp, BfHeader *hdr)
+{
+	BfStatus	st;
+	uint64_t	v;
+	const char *tok;
+	size_t		len;
+	char		q[4 * QUOTE_MAX + 16];
+	int			idx;
+
+	if (!expect_name(tp, "family=", false))
+		return BF_ERR_SYNTAX;
+	tok = next_token(tp, &len);
+	if (len != 8 || memcmp(tok, "scalable", 8) != 0)
+	{
+		if (tp->msg)
+		{
+			quote_token(tok, len, q, sizeof(q));
+			snprintf(tp->msg, tp->msglen,
+					 "unrecognized family %s (expected scalable, or no family field)", q);
+		}
+		return BF_ERR_FAMILY;
+	}
+	hdr->family = BF_FAMILY_SCALABLE;
+	hdr->hashes = 0;
+
+	if (!expect_name(tp, "layout=", false))
+		return BF_ERR_SYNTAX;
+	idx = parse_name(tp, bf_layout_name, 1, BF_LAYOUT_MAX, &tok, &len);
+	if (idx < 0)
+	{
+		if (tp->msg)
+		{
+			quote_token(tok, len, q, sizeof(q));
+			snprintf(tp->msg, tp->msglen, "unrecognized layout %s (expected blocked or classic)", q);
+		}
+		return BF_ERR_LAYOUT;
+	}
+	hdr->layout = (uint8_t) idx;
+
+	if (!expect_name(tp, "key_kind=", false))
+		return BF_ERR_SYNTAX;
+	idx = parse_name(tp, bf_key_kind_name, 0, BF_KEY_KIND_MAX, &tok, &len);
+	if (idx < 0)
+	{
+		if (tp->msg)
+		{
+			quote_token(tok, len, q, sizeof(q));
+			snprintf(tp->msg, tp->msglen, "unrecognized key kind %s", q);
+		}
+		return BF_ERR_KEY_KIND;
+	}
+	hdr->key_kind = (uint8_t) idx;
+
+	if (!expect_name(tp, "layers=", false))
+		return BF_ERR_SYNTAX;
+	if ((st = parse_uint(tp, "layers", BF_ERR_LAYERS, &v)) != BF_OK)
+		return st;
+	if (v < 1 || v > BF_MAX_LAYERS)
+	{
+		if (tp->msg)
+			snprintf(tp->msg, tp->msglen, "layer count %llu is out of range 1..%d",
+					 (unsigned long long) v, BF_MAX_LAYERS);
+		return BF_ERR_LAYERS;
+	}
+	hdr->layers = (uint32_t) v;
+
+	if (!expect_name(tp, "bits=", false))
+		return BF_ERR_SYNTAX;
+	if ((st = parse_uint(tp, "bits", BF_ERR_NBITS, &hdr->nbits)) != BF_OK)
+		return st;
+	if (!expect_name(tp, "capacity=", false))
+		return BF_ERR_SYNTAX;
+	if ((st = parse_uint(tp, "capacity", BF_ERR_CAPACITY, &hdr->capacity)) != BF_OK)
+		return st;
+	if (!expect_name(tp, "target_fpr=", false))
+		return BF_ERR_SYNTAX;
+	if ((st = parse_fpr(tp, &hdr->target_fpr)) != BF_OK)
+		return st;
+
+	if (!expect_name(tp, "growth=", false))
+		return BF_ERR_SYNTAX;
+	if ((st = parse_uint(tp, "growth", BF_ERR_GROWTH, &v)) != BF_OK)
+		return st;
+	if (v > BF_MAX_GROWTH)
+	{
+		if (tp->msg)
+			snprintf(tp->msg, tp->msglen, "growth %llu is out of range %d..%d",
+					 (unsigned long long) v, BF_MIN_GROWTH, BF_MAX_GROWTH);
+		return BF_ERR_GROWTH;
+	}
+	hdr->growth = (uint32_t) v;
+	if (!expect_name(tp, "ratio=", false))
+		return BF_ERR_SYNTAX;
+	if ((st = parse_double(tp, "ratio", &hdr->ratio)) != BF_OK)
+		return st;
+
+	if (!expect_name(tp, "added=", false))
+		return BF_ERR_SYNTAX;
+	return parse_uint(tp, "added", BF_ERR_SYNTAX, &hdr->added);
 }
 
 BfStatus

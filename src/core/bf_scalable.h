@@ -1,0 +1,114 @@
+/*
+ * bf_scalable.h
+ *		Scalable Bloom filters (Almeida, Baquero, Preguiça and Hutchison,
+ *		2007): a sequence of layers, each a plain Bloom filter.
+ *
+ * A value of family 4 is the 64-byte outer header (bf_format.h) followed by
+ * its layers, each a complete family 1 value: a 64-byte header and its bits.
+ * Layer i (from 0) has
+ *
+ *	capacity	c * g^i				(c: the outer capacity, g: the growth)
+ *	target_fpr	t_i, t_0 = P * (1 - r), t_i = t_(i-1) * r
+ *				(P: the outer target, r: the ratio; binary64 products in
+ *				this order)
+ *	bits, k		as bf_size_for gives for that capacity and rate
+ *	added		the keys set in it
+ *
+ * so that the rate of the whole, 1 - prod(1 - t_i) <= sum t_i < P, stays
+ * below the target however many layers there are.  Every layer has the
+ * outer layout and key kind.  A key is in the filter ("maybe") when it tests
+ * positive in any layer.  An add of a key that already tests positive
+ * changes nothing; else its bits go to the last layer, after a new layer
+ * was appended if the last one's added count had reached its capacity.
+ *
+ * Free of PostgreSQL.
+ */
+#ifndef BF_SCALABLE_H
+#define BF_SCALABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bf_format.h"
+#include "bf_hash.h"
+
+/* Offsets of the fields a layer's own 64-byte header holds. */
+#define BF_LAYER_OFF_HASHES		8
+#define BF_LAYER_OFF_NBITS		16
+#define BF_LAYER_OFF_CAPACITY	24
+#define BF_LAYER_OFF_FPR		32
+#define BF_LAYER_OFF_ADDED		40
+
+/* Validate growth (BF_MIN_GROWTH .. BF_MAX_GROWTH) and ratio (0, 1). */
+extern BfStatus bf_scalable_check_growth(uint32_t growth, double ratio,
+										 char *msg, size_t msglen);
+
+/* The target rate of layer i of a filter of target fpr and ratio r. */
+extern double bf_scalable_layer_fpr(double fpr, double ratio, uint32_t i);
+
+/* The capacity of layer i; false if it does not fit in 64 bits. */
+extern bool bf_scalable_layer_capacity(uint64_t capacity, uint32_t growth,
+									   uint32_t i, uint64_t *out);
+
+/*
+ * Validate the layers of a value whose outer header h passed
+ * bf_header_check and whose payload (len bytes after the outer header) has
+ * the length h implies.
+ */
+extern BfStatus bf_scalable_check_layers(const BfHeader *h, const uint8_t *payload,
+										 uint64_t len, char *msg, size_t msglen);
+
+/* The header of the layer after the one at layer (validated values only). */
+static inline const uint8_t *
+bf_scalable_next(const uint8_t *layer)
+{
+	return layer + BF_HEADER_SIZE + bf_read_u64le(layer + BF_LAYER_OFF_NBITS) / 8;
+}
+
+/* The last layer of a validated value. */
+extern uint8_t *bf_scalable_last(const BfHeader *h, uint8_t *payload);
+
+/* Does a hashed key test positive in any layer? */
+extern bool bf_scalable_test(const BfHeader *h, const uint8_t *payload, BfHash hash);
+
+/* Outcome of bf_scalable_add. */
+typedef enum BfScalableAdd
+{
+	BF_SCALABLE_PRESENT,		/* it tests positive already: nothing done */
+	BF_SCALABLE_SET,			/* set in the last layer */
+	BF_SCALABLE_FULL			/* absent, and the last layer is full: grow */
+} BfScalableAdd;
+
+/* Add a hashed key unless it tests positive or a new layer is needed. */
+extern BfScalableAdd bf_scalable_add(const BfHeader *h, uint8_t *payload, BfHash hash);
+
+/*
+ * The header of the layer to append to h (layer h->layers), sized with at
+ * most max_nbits bits; an error (BF_ERR_LAYERS: no more layers,
+ * BF_ERR_CAPACITY: its capacity overflows, BF_ERR_FPR: its rate is too
+ * small, BF_ERR_NBITS: it does not fit) with a message otherwise.
+ */
+extern BfStatus bf_scalable_new_layer(const BfHeader *h, uint64_t max_nbits,
+									  BfHeader *layer, char *msg, size_t msglen);
+
+/*
+ * Append an empty layer: value is the whole value (outer header first) with
+ * room for the layer's header and bits after its current end; h is updated.
+ */
+extern void bf_scalable_append(BfHeader *h, uint8_t *value, const BfHeader *layer);
+
+/* Write the key kind into the outer header and every layer's. */
+extern void bf_scalable_set_key_kind(const BfHeader *h, uint8_t *value, uint8_t kind);
+
+/* Sums over the layers: estimated distinct keys; rate of "any layer". */
+extern double bf_scalable_estimate_cardinality(const BfHeader *h, const uint8_t *payload);
+extern double bf_scalable_estimate_fpr(const BfHeader *h, const uint8_t *payload);
+
+/* The rate the design predicts from the layers' added counts. */
+extern double bf_scalable_predict_fpr(const BfHeader *h, const uint8_t *payload);
+
+/* Decode layer i's header (validated values only). */
+extern void bf_scalable_layer_header(const uint8_t *layer, BfHeader *out);
+
+#endif							/* BF_SCALABLE_H */
