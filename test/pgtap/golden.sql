@@ -15,7 +15,7 @@
 -- classic m = 960 bits, k = 7.  Bit j is bit j % 8 of payload byte j / 8.
 --
 BEGIN;
-SELECT plan(90);
+SELECT plan(96);
 
 -- Positions of the set bits of a value's bit array (after the 64-byte header).
 CREATE FUNCTION pg_temp.set_bits(b bytea) RETURNS int[]
@@ -209,6 +209,44 @@ SELECT is(pg_temp.one_key(l, typ1, lit1), pg_temp.one_key(l, typ2, lit2),
 		  format('%s: %L::%s and %L::%s give the same bits', l, lit1, typ1, lit2, typ2))
 FROM golden_eq CROSS JOIN unnest(ARRAY['blocked', 'classic']) AS l
 ORDER BY l, ord;
+
+-- 6. Scalable filters (family 4), byte for byte and as text: the outer
+-- header (layers, total bits, growth, ratio), each layer a complete family 1
+-- value whose capacity and rate follow from the outer ones, keys in the last
+-- layer until it is full.  The reader's --selftest (GOLDEN_SCALABLE) rebuilds
+-- the same bytes.
+SELECT is((bloom_empty_scalable(2, 0.01) || 'alice' || 'bob' || 'carol' || 'dave' || 'eve')::bytea,
+		  '\x424c4d46010401020000000002000000000400000000000002000000000000007b14ae47e17a843f0500000000000000'
+		  '0200000000000000000000000000e03f424c4d46010101021e00000001000000000200000000000002000000000000'
+		  '007b14ae47e17a743f020000000000000000000000000000000000000000000000020004040040009020000'
+		  '01c200428028008202105008200001020200400088000002001000000a28085004800800102408040240800000100'
+		  '000102a1010000424c4d46010101021a00000001000000000200000000000004000000000000007b14ae47e17a643f'
+		  '030000000000000000000000000000000000000000000000000800810200020081000128100410408200038828'
+		  '0e2004052a000084040011002020040080110020180a000000046400200032020241a44802802882002810'::bytea,
+		  'scalable blocked: five text keys over two layers, byte for byte');
+SELECT is((bloom_empty_scalable(2, 0.01) || 'alice' || 'bob' || 'carol' || 'dave' || 'eve')::text,
+		  'version=1 family=scalable layout=blocked key_kind=text layers=2 bits=1024 capacity=2 '
+		  'target_fpr=0.01 growth=2 ratio=0.5 added=5 data=QkxNRgEBAQIeAAAAAQAAAAACAAAAAAAAAgAAAAAAAAB7FK5H4Xp0PwIAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAIABAQAQACQIAAAHCAEKAKACCAhBQCCAAAQICAEAAiAAAAgAQAAAKKAhQBIAIABAkCAQCQIAAABAAABAqEBAABCTE1GAQEBAhoAAAABAAAAAAIAAAAAAAAEAAAAAAAAAHsUrkfhemQ/AwAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAgAgQIAAgCBAAEoEAQQQIIAA4goDiAEBSoAAIQEABEAICAEAIARACAYCgAAAARkACAAMgICQaRIAoAoggAoEA==',
+		  'scalable blocked: the same filter as text');
+SELECT is((bloom_empty_scalable(2, 0.01, 3, 0.25, 'classic') || 1 || 2 || 3 || 4)::bytea,
+		  '\x424c4d46010402010000000002000000c00000000000000002000000000000007b14ae47e17a843f0400000000000000'
+		  '0300000000000000000000000000d03f424c4d4601010201160000000100000040000000000000000200000000000000'
+		  'b81e85eb51b87e3f02000000000000000000000000000000000000000000000004a668d5b5baa034424c4d46010102'
+		  '010f0000000100000080000000000000000600000000000000b81e85eb51b85e3f02000000000000000000000000'
+		  '0000000000000000000000280041444484601000004448c6025401'::bytea,
+		  'scalable classic, growth 3, ratio 0.25: four integer keys over two layers, byte for byte');
+SELECT is(substring((bloom_empty_scalable(2, 0.01) || 'alice' || 'bob' || 'carol' || 'dave' || 'eve'
+					 || 'alice')::bytea FROM 65),
+		  substring((bloom_empty_scalable(2, 0.01) || 'alice' || 'bob' || 'carol' || 'dave' || 'eve')::bytea FROM 65),
+		  'scalable: a key that tests positive sets nothing (only the outer count of adds moves)');
+SELECT is((SELECT array_agg((l->>'capacity')::bigint || '/' || (l->>'target_fpr'))
+		   FROM jsonb_array_elements(bloom_info(bloom_add_all(bloom_empty_scalable(3, 0.02, 4, 0.75),
+															   ARRAY(SELECT generate_series(1, 300))))->'layers') l),
+		  ARRAY['3/0.005', '12/0.00375', '48/0.0028125', '192/0.002109375', '768/0.00158203125'],
+		  'scalable: layer i has capacity c * g^i and rate fpr * (1 - r) * r^i');
+SELECT is(bloom_empty_scalable()::bytea,
+		  bloom_empty_scalable(1000, 0.01, 2, 0.5, 'blocked')::bytea,
+		  'scalable: the defaults are initial capacity 1000, fpr 0.01, growth 2, ratio 0.5, blocked');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -49,7 +49,7 @@ except ImportError:  # pragma: no cover - reported at use
     xxhash = None
 
 __all__ = [
-    'BloomFilter', 'FormatError', 'KeyKindError', 'canonical_bytes', 'probe_bytes', 'add_bytes',
+    'BloomFilter', 'ScalableFilter', 'read_filter', 'FormatError', 'KeyKindError', 'canonical_bytes', 'probe_bytes', 'add_bytes',
     'numeric_text', 'hash_key', 'LAYOUT_BLOCKED', 'LAYOUT_CLASSIC',
 ]
 
@@ -698,9 +698,11 @@ class BloomFilter:
         if self.version != FORMAT_VERSION:
             raise FormatError('unrecognized format version %d (this build reads version %d)'
                               % (self.version, FORMAT_VERSION))
+        if self.family == 4:
+            raise FormatError('family 4 is a scalable filter (read it with ScalableFilter)')
         if self.family not in (FAMILY_BLOOM, FAMILY_COUNTING):
             raise FormatError('unsupported filter family %d (this build reads families 1, bloom, '
-                              'and 2, counting)' % self.family)
+                              '2, counting, and 4, scalable)' % self.family)
         if self.layout not in LAYOUT_NAMES:
             raise FormatError('unrecognized layout %d (expected 1 for blocked, 2 for classic or '
                               '3 for counting)' % self.layout)
@@ -927,6 +929,298 @@ class BloomFilter:
     def set_bits(self):
         """The positions of the set bits, ascending."""
         return [j for j in range(self.nbits) if (self.bits[j >> 3] >> (j & 7)) & 1]
+
+
+# --------------------------------------------------------------------------
+# Scalable filters (src/core/bf_scalable.h): family 4, a 64-byte outer
+# header followed by its layers, each a complete family 1 value
+# --------------------------------------------------------------------------
+
+FAMILY_SCALABLE = 4
+MAX_LAYERS = 64
+MIN_GROWTH = 2
+MAX_GROWTH = 100
+
+# Outer header: as _HEADER, with the reserved bytes holding growth (uint32),
+# four zero bytes and ratio (binary64).
+_SCALABLE_HEADER = struct.Struct('<4sBBBBHHIQQdQIId')
+assert _SCALABLE_HEADER.size == HEADER_SIZE
+
+_SCALABLE_TEXT_RE = re.compile(
+    r'\Aversion=(0|[1-9][0-9]*) family=scalable layout=([a-z]+) key_kind=([a-z]+) '
+    r'layers=(0|[1-9][0-9]*) bits=(0|[1-9][0-9]*) capacity=(0|[1-9][0-9]*) '
+    r'target_fpr=([0-9.e+-]+) growth=(0|[1-9][0-9]*) ratio=([0-9.e+-]+) '
+    r'added=(0|[1-9][0-9]*) data=([A-Za-z0-9+/=]*)\Z')
+
+
+def layer_fpr(fpr, ratio, i):
+    """The target rate of layer i: fpr * (1 - ratio), then times ratio i
+    times (binary64 products in this order, as the server computes them)."""
+    t = fpr * (1.0 - ratio)
+    for _ in range(i):
+        t *= ratio
+    return t
+
+
+class ScalableFilter:
+    """A decoded, validated scalable filter (family 4): layers of plain
+    Bloom filters; a key is "maybe" when any layer says so."""
+
+    def __init__(self):
+        self.version = FORMAT_VERSION
+        self.family = FAMILY_SCALABLE
+        self.layout = LAYOUT_BLOCKED
+        self.key_kind = KEY_NONE
+        self.capacity = 1
+        self.target_fpr = 0.01
+        self.growth = 2
+        self.ratio = 0.5
+        self.added = 0
+        self.layers = []        # BloomFilter each
+
+    @property
+    def nbits(self):
+        return sum(layer.nbits for layer in self.layers)
+
+    def _check_outer(self, hashes, flags, nlayers, nbits):
+        if self.version != FORMAT_VERSION:
+            raise FormatError('unrecognized format version %d (this build reads version %d)'
+                              % (self.version, FORMAT_VERSION))
+        if self.layout not in LAYOUT_NAMES:
+            raise FormatError('unrecognized layout %d (expected 1 for blocked, 2 for classic or '
+                              '3 for counting)' % self.layout)
+        if self.layout == LAYOUT_COUNTING:
+            raise FormatError('layout counting does not belong to family 4 (the layers of a '
+                              'scalable filter are blocked or classic)')
+        if not 0 <= self.key_kind <= KEY_KIND_MAX:
+            raise FormatError('unrecognized key kind %d (this build knows 0..%d)'
+                              % (self.key_kind, KEY_KIND_MAX))
+        if hashes != 0:
+            raise FormatError('hash count %d of a scalable filter is not 0 (each layer has its own)'
+                              % hashes)
+        if flags != 0:
+            raise FormatError('unrecognized flags 0x%04x (version 1 defines no flags)' % flags)
+        if not 1 <= nlayers <= MAX_LAYERS:
+            raise FormatError('layer count %d is out of range 1..%d' % (nlayers, MAX_LAYERS))
+        if nbits == 0:
+            raise FormatError('bit count 0 is not positive')
+        align = CLASSIC_ALIGN_BITS if self.layout == LAYOUT_CLASSIC else BLOCK_BITS
+        if nbits % align:
+            raise FormatError('bit count %d is not a multiple of %d for layout %s'
+                              % (nbits, align, LAYOUT_NAMES[self.layout]))
+        if self.capacity < 1:
+            raise FormatError('capacity 0 is out of range (must be at least 1)')
+        f = self.target_fpr
+        if not (math.isfinite(f) and 0.0 < f < 1.0):
+            raise FormatError('target false-positive rate %s is out of range (0, 1)'
+                              % format_double(f))
+        if not MIN_GROWTH <= self.growth <= MAX_GROWTH:
+            raise FormatError('growth %d is out of range %d..%d' % (self.growth, MIN_GROWTH, MAX_GROWTH))
+        r = self.ratio
+        if not (math.isfinite(r) and 0.0 < r < 1.0):
+            raise FormatError('ratio %s is out of range (0, 1)'
+                              % (format_double(r) if math.isfinite(r) else repr(r)))
+
+    def _read_layers(self, payload, nlayers, nbits):
+        off = 0
+        total = 0
+        self.layers = []
+        for i in range(nlayers):
+            if len(payload) - off < HEADER_SIZE:
+                raise FormatError('layer %d of %d is truncated' % (i, nlayers))
+            m = struct.unpack_from('<Q', payload, off + 16)[0]
+            size = HEADER_SIZE + m // 8
+            end = off + size if size <= len(payload) - off else len(payload)
+            try:
+                layer = BloomFilter.from_bytes(payload[off:end])
+            except FormatError as e:
+                raise FormatError('layer %d: %s' % (i, e)) from None
+            if (layer.family != FAMILY_BLOOM or layer.layout != self.layout
+                    or layer.key_kind != self.key_kind):
+                raise FormatError('layer %d has family %d, layout %d and key kind %d where the filter '
+                                  'has family 1, layout %d and key kind %d'
+                                  % (i, layer.family, layer.layout, layer.key_kind, self.layout,
+                                     self.key_kind))
+            cap = self.capacity * self.growth ** i
+            if cap > U64 or layer.capacity != cap:
+                raise FormatError('layer %d has capacity %d, not capacity times growth to the power %d'
+                                  % (i, layer.capacity, i))
+            t = layer_fpr(self.target_fpr, self.ratio, i)
+            if struct.pack('<d', t) != struct.pack('<d', layer.target_fpr):
+                raise FormatError('layer %d has target false-positive rate %s, expected %s'
+                                  % (i, format_double(layer.target_fpr), format_double(t)))
+            self.layers.append(layer)
+            total += layer.nbits
+            off += size
+        if off != len(payload) or total != nbits:
+            raise FormatError('the layers hold %d bits in %d bytes, not the %d bits the header gives'
+                              % (total, off, nbits))
+
+    @classmethod
+    def from_bytes(cls, data):
+        data = bytes(data)
+        if len(data) < HEADER_SIZE:
+            raise FormatError('value is %d bytes, shorter than the 64-byte header' % len(data))
+        (magic, version, family, layout, key_kind, hashes, flags, nlayers, nbits,
+         capacity, fpr, added, growth, zero, ratio) = _SCALABLE_HEADER.unpack_from(data)
+        if magic != MAGIC:
+            raise FormatError('bad magic bytes %s (expected "BLMF")'
+                              % ' '.join('%02x' % c for c in magic))
+        if family != FAMILY_SCALABLE:
+            raise FormatError('family %d is not 4, scalable' % family)
+        self = cls()
+        self.version, self.layout, self.key_kind = version, layout, key_kind
+        self.capacity, self.target_fpr, self.added = capacity, fpr, added
+        self.growth, self.ratio = growth, ratio
+        self._check_outer(hashes, flags, nlayers, nbits)
+        if zero != 0:
+            raise FormatError('reserved header bytes are not zero')
+        expected = nlayers * HEADER_SIZE + nbits // 8
+        if len(data) - HEADER_SIZE != expected:
+            raise FormatError('length %d does not match bit count %d (expected %d bytes)'
+                              % (len(data), nbits, HEADER_SIZE + expected))
+        self._read_layers(data[HEADER_SIZE:], nlayers, nbits)
+        return self
+
+    @classmethod
+    def from_hex(cls, s):
+        s = s.strip()
+        if s.startswith('\\x'):
+            s = s[2:]
+        return cls.from_bytes(bytes.fromhex(s))
+
+    @classmethod
+    def from_text(cls, s):
+        mo = _SCALABLE_TEXT_RE.match(s)
+        if not mo:
+            raise FormatError('not the text form of a scalable bloomfilter')
+        (version, layout, kind, nlayers, nbits, capacity, fpr_s, growth, ratio_s, added,
+         data) = mo.groups()
+        layouts = {v: k for k, v in LAYOUT_NAMES.items()}
+        kinds = {v: k for k, v in KEY_KIND_NAMES.items()}
+        if layout not in layouts or kind not in kinds:
+            raise FormatError('unrecognized layout or key kind')
+        fpr, ratio = float(fpr_s), float(ratio_s)
+        if format_double(fpr) != fpr_s or format_double(ratio) != ratio_s:
+            raise FormatError('target_fpr or ratio is not in canonical form')
+        self = cls()
+        self.version, self.layout, self.key_kind = int(version), layouts[layout], kinds[kind]
+        self.capacity, self.target_fpr, self.added = int(capacity), fpr, int(added)
+        self.growth, self.ratio = int(growth), ratio
+        nlayers, nbits = int(nlayers), int(nbits)
+        if self.capacity > U64 or self.added > U64 or nbits > U64:
+            raise FormatError('a header field is out of range')
+        self._check_outer(0, 0, nlayers, nbits)
+        try:
+            payload = base64.b64decode(data, validate=True)
+        except ValueError:
+            raise FormatError('payload is not valid base64') from None
+        if base64.b64encode(payload).decode() != data:
+            raise FormatError('payload is not canonical base64')
+        self._read_layers(payload, nlayers, nbits)
+        return self
+
+    def header_bytes(self):
+        return _SCALABLE_HEADER.pack(MAGIC, self.version, FAMILY_SCALABLE, self.layout,
+                                     self.key_kind, 0, 0, len(self.layers), self.nbits,
+                                     self.capacity, self.target_fpr, self.added,
+                                     self.growth, 0, self.ratio)
+
+    def payload(self):
+        return b''.join(layer.to_bytes() for layer in self.layers)
+
+    def to_bytes(self):
+        return self.header_bytes() + self.payload()
+
+    def to_text(self):
+        return ('version=%d family=scalable layout=%s key_kind=%s layers=%d bits=%d capacity=%d '
+                'target_fpr=%s growth=%d ratio=%s added=%d data=%s'
+                % (self.version, LAYOUT_NAMES[self.layout], KEY_KIND_NAMES[self.key_kind],
+                   len(self.layers), self.nbits, self.capacity, format_double(self.target_fpr),
+                   self.growth, format_double(self.ratio), self.added,
+                   base64.b64encode(self.payload()).decode('ascii')))
+
+    def __repr__(self):
+        return ('<ScalableFilter %s layers=%d capacity=%d fpr=%s growth=%d ratio=%s key_kind=%s added=%d>'
+                % (LAYOUT_NAMES[self.layout], len(self.layers), self.capacity,
+                   format_double(self.target_fpr), self.growth, format_double(self.ratio),
+                   KEY_KIND_NAMES[self.key_kind], self.added))
+
+    def contains_canonical(self, canon):
+        return any(layer.contains_canonical(canon) for layer in self.layers)
+
+    def contains(self, key, sqltype=None):
+        if key is None:
+            return None
+        kind, canons = probe_bytes(key, sqltype)
+        if self.key_kind != KEY_NONE and kind != self.key_kind:
+            raise KeyKindError('key of key kind %s does not match this filter\'s key kind %s'
+                               % (KEY_KIND_NAMES[kind], KEY_KIND_NAMES[self.key_kind]))
+        if self.key_kind == KEY_NONE:
+            return False
+        return any(self.contains_canonical(c) for c in canons)
+
+    def __contains__(self, key):
+        return bool(self.contains(key))
+
+    def add(self, key, sqltype=None):
+        """Add a key as bloom_add does: each form that does not test positive
+        already goes to the last layer.  A form that needs a new layer raises
+        NotImplementedError: sizing a layer needs src/core/bf_sizing.c, which
+        this reader does not re-implement."""
+        kind, _ = canonical_bytes(key, sqltype)
+        if self.key_kind != KEY_NONE and kind != self.key_kind:
+            raise KeyKindError('key of key kind %s does not match this filter\'s key kind %s'
+                               % (KEY_KIND_NAMES[kind], KEY_KIND_NAMES[self.key_kind]))
+        for canon in add_bytes(key, sqltype)[1]:
+            if self.contains_canonical(canon):
+                continue
+            last = self.layers[-1]
+            if last.added >= last.capacity:
+                last = self._grow()
+            for j in last.positions(canon):
+                last.bits[j >> 3] |= 1 << (j & 7)
+            last.added += 1
+        self.key_kind = kind
+        for layer in self.layers:
+            layer.key_kind = kind
+        self.added += 1
+        return self
+
+
+def _scalable_grow(self):
+    """Append the next layer, of the size self.layer_sizes[i] gives (the
+    server's sizing, src/core/bf_sizing.c, is not re-implemented here)."""
+    i = len(self.layers)
+    sizes = getattr(self, 'layer_sizes', None) or []
+    if i >= len(sizes):
+        raise NotImplementedError('the key needs a new layer (sizing is not in this reader)')
+    m, k = sizes[i]
+    layer = BloomFilter(self.layout, m, k, self.capacity * self.growth ** i,
+                        layer_fpr(self.target_fpr, self.ratio, i), key_kind=self.key_kind)
+    self.layers.append(layer)
+    return layer
+
+
+ScalableFilter._grow = _scalable_grow
+
+
+def empty_scalable(capacity, fpr, growth, ratio, layout, layer_sizes):
+    """An empty scalable filter whose layers have the sizes (m, k) given, as
+    bloom_empty_scalable(capacity, fpr, growth, ratio, layout) sizes them."""
+    f = ScalableFilter()
+    f.layout, f.capacity, f.target_fpr, f.growth, f.ratio = layout, capacity, fpr, growth, ratio
+    f.layer_sizes = list(layer_sizes)
+    f._grow()
+    return f
+
+
+def read_filter(data):
+    """A BloomFilter or ScalableFilter from the bytes of bf::bytea."""
+    data = bytes(data)
+    if len(data) >= HEADER_SIZE and data[5] == FAMILY_SCALABLE:
+        return ScalableFilter.from_bytes(data)
+    return BloomFilter.from_bytes(data)
 
 
 # --------------------------------------------------------------------------
@@ -1303,6 +1597,76 @@ def _selftest_counting(check):
         check(GOLDEN_COUNTING_PAYLOAD in flat, 'counting.sql: pins the same counting payload')
 
 
+# bloom_empty_scalable(2, 0.01) || 'alice' || 'bob' || 'carol' || 'dave' ||
+# 'eve': layer 0 (capacity 2, rate 0.005: m = 512, k = 30) takes alice and
+# bob, layer 1 (capacity 4, rate 0.0025: m = 512, k = 26) the others; and
+# bloom_empty_scalable(2, 0.01, 3, 0.25, 'classic') || 1 || 2 || 3 || 4
+# (layers m = 64, k = 22 and m = 128, k = 15).  Pinned in test/pgtap/golden.sql.
+GOLDEN_SCALABLE = [
+    (2, 0.01, 2, 0.5, LAYOUT_BLOCKED, [(512, 30), (512, 26)],
+     [('text', 'alice'), ('text', 'bob'), ('text', 'carol'), ('text', 'dave'), ('text', 'eve')],
+     '424c4d46010401020000000002000000000400000000000002000000000000007b14ae47e17a843f0500000000000000'
+     '0200000000000000000000000000e03f424c4d46010101021e00000001000000000200000000000002000000000000'
+     '007b14ae47e17a743f020000000000000000000000000000000000000000000000020004040040009020000'
+     '01c200428028008202105008200001020200400088000002001000000a28085004800800102408040240800000100'
+     '000102a1010000424c4d46010101021a00000001000000000200000000000004000000000000007b14ae47e17a643f'
+     '030000000000000000000000000000000000000000000000000800810200020081000128100410408200038828'
+     '0e2004052a000084040011002020040080110020180a000000046400200032020241a44802802882002810'),
+    (2, 0.01, 3, 0.25, LAYOUT_CLASSIC, [(64, 22), (128, 15)],
+     [('int4', 1), ('int4', 2), ('int4', 3), ('int4', 4)],
+     '424c4d46010402010000000002000000c00000000000000002000000000000007b14ae47e17a843f0400000000000000'
+     '0300000000000000000000000000d03f424c4d4601010201160000000100000040000000000000000200000000000000'
+     'b81e85eb51b87e3f02000000000000000000000000000000000000000000000004a668d5b5baa034424c4d46010102'
+     '010f0000000100000080000000000000000600000000000000b81e85eb51b85e3f02000000000000000000000000'
+     '0000000000000000000000280041444484601000004448c6025401'),
+]
+
+
+def _selftest_scalable(check):
+    for cap, fpr, growth, ratio, layout, sizes, keys, hexbytes in GOLDEN_SCALABLE:
+        what = 'golden scalable %s growth %d ratio %s' % (LAYOUT_NAMES[layout], growth, format_double(ratio))
+        f = empty_scalable(cap, fpr, growth, ratio, layout, sizes)
+        for sqltype, key in keys:
+            f.add(key, sqltype)
+        check(f.to_bytes().hex() == hexbytes, what + ': bytes')
+        g = read_filter(bytes.fromhex(hexbytes))
+        check(isinstance(g, ScalableFilter) and g.to_bytes() == f.to_bytes(), what + ': parsed back')
+        check(ScalableFilter.from_text(g.to_text()).to_bytes() == g.to_bytes(), what + ': text round trip')
+        check(all(g.contains(k, t) for t, k in keys), what + ': every key found')
+        check([layer.added for layer in g.layers] == [cap, len(keys) - cap], what + ': keys per layer')
+        check(g.layers[1].target_fpr == fpr * (1 - ratio) * ratio, what + ': layer 1 rate')
+        # a repeated key tests positive: nothing changes but the count of adds
+        before = g.to_bytes()
+        g.add(keys[0][1], keys[0][0])
+        check(g.payload() == before[HEADER_SIZE:] and g.added == len(keys) + 1,
+              what + ': a key already present sets nothing')
+        good = bytes.fromhex(hexbytes)
+        for name, off, fmt, val in [('growth 1', 48, '<I', 1), ('growth 101', 48, '<I', 101),
+                                    ('ratio 1', 56, '<d', 1.0), ('ratio 0', 56, '<d', 0.0),
+                                    ('zero bytes', 52, '<I', 1), ('hashes', 8, '<H', 7),
+                                    ('layers 0', 12, '<I', 0), ('layers 3', 12, '<I', 3),
+                                    ('layers 65', 12, '<I', 65), ('outer bits', 16, '<Q', 512),
+                                    ('capacity', 24, '<Q', 3), ('fpr', 32, '<d', 0.02),
+                                    ('layer family', 64 + 5, '<B', 4),
+                                    ('layer key kind', 64 + 7, '<B', 3),
+                                    ('layer capacity', 64 + 24, '<Q', 3),
+                                    ('layer fpr', 64 + 32, '<d', 0.005000000000000001)]:
+            b = bytearray(good)
+            struct.pack_into(fmt, b, off, val)
+            try:
+                ScalableFilter.from_bytes(bytes(b))
+                check(False, what + ': mutated ' + name + ' refused')
+            except FormatError:
+                check(True, what + ': mutated ' + name + ' refused')
+        for name, b in [('truncated', good[:-1]), ('one byte more', good + b'\x00'),
+                        ('header only', good[:64])]:
+            try:
+                ScalableFilter.from_bytes(b)
+                check(False, what + ': ' + name + ' refused')
+            except FormatError:
+                check(True, what + ': ' + name + ' refused')
+
+
 def selftest(verbose=False):
     _need_xxhash()
     failures = []
@@ -1468,6 +1832,7 @@ def selftest(verbose=False):
     # -- the counting layout: golden counters, nibble order, removal
     _selftest_counting(check)
     _selftest_cuckoo(check)
+    _selftest_scalable(check)
 
     # -- validation: every field
     good = bytes.fromhex(GOLDEN_FILTERS[0][2]) if GOLDEN_FILTERS else \
@@ -1531,11 +1896,13 @@ def _load(path):
     with open(path, 'rb') as fh:
         data = fh.read()
     if data.startswith(MAGIC):
-        return BloomFilter.from_bytes(data)
+        return read_filter(data)
     s = data.decode('ascii').strip()
+    if s.startswith('version=1 family=scalable '):
+        return ScalableFilter.from_text(s)
     if s.startswith('version='):
         return BloomFilter.from_text(s)
-    return BloomFilter.from_hex(s)
+    return read_filter(bytes.fromhex(s[2:] if s.startswith('\\x') else s))
 
 
 def main(argv):
