@@ -44,7 +44,7 @@ OBJS = \
 
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core -I$(srcdir)/src/shared
 
-REGRESS = basics keys io send setops aggregates expanded aggregates_auto shared counting cuckoo
+REGRESS = basics keys io send setops aggregates expanded aggregates_auto shared counting cuckoo scalable
 REGRESS_OPTS = --load-extension=bloomfilter
 
 PG_CONFIG ?= pg_config

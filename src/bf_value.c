@@ -237,6 +237,7 @@ bf_value_next_layer(const BfValue *v, BfHeader *layer)
 	uint64		room;
 	uint64		max_nbits;
 	char		msg[256];
+	BfStatus	st;
 
 	Assert(v->hdr.family == BF_FAMILY_SCALABLE);
 	/* what a new layer's bits may take within MaxAllocSize */
@@ -246,16 +247,19 @@ bf_value_next_layer(const BfValue *v, BfHeader *layer)
 		max_nbits = (room / (BF_CLASSIC_ALIGN_BITS / 8)) * BF_CLASSIC_ALIGN_BITS;
 	else
 		max_nbits = (room / BF_BLOCK_BYTES) * BF_BLOCK_BITS;
-	if (max_nbits == 0 ||
-		bf_scalable_new_layer(&v->hdr, max_nbits, layer, msg, sizeof(msg)) != BF_OK)
+	st = max_nbits == 0 ? BF_ERR_NBITS :
+		bf_scalable_new_layer(&v->hdr, max_nbits, layer, msg, sizeof(msg));
+	if (st != BF_OK)
 	{
 		if (max_nbits == 0)
 			snprintf(msg, sizeof(msg), "a bloomfilter value is at most 1 GB");
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("scalable bloomfilter cannot add a layer to its %u layers",
+				 errmsg("cannot add layer %u to a scalable bloomfilter",
 						v->hdr.layers),
 				 errdetail("%s.", bf_sentence(msg)),
+				 st == BF_ERR_FPR ?
+				 errhint("Create the filter with a ratio closer to 1, or a larger initial capacity.") :
 				 errhint("Create the filter with a larger initial capacity, or split the keys over several filters.")));
 	}
 	return size + BF_HEADER_SIZE + (Size) bf_payload_bytes(layer->nbits);
@@ -409,7 +413,8 @@ merge_scalable(BfValue *dst, const BfValue *src, BfMergeOp op)
 	/* src's extra layers: dst grows to hold them */
 	if (b->layers > a->layers)
 	{
-		Size		extra = VARSIZE(src->raw) - (Size) (pb - (const uint8 *) VARDATA(src->raw));
+		Size		extra = VARSIZE(src->raw) - VARHDRSZ -
+			(Size) (pb - (const uint8 *) VARDATA(src->raw));
 		Size		size = VARSIZE(dst->raw) + extra;
 		struct varlena *grown;
 

@@ -133,14 +133,21 @@ bf_scalable_check_layers(const BfHeader *h, const uint8_t *payload,
 						 (unsigned) h->key_kind);
 			return BF_ERR_LAYER;
 		}
-		if (!bf_scalable_layer_capacity(h->capacity, h->growth, i, &capacity) ||
-			l.capacity != capacity)
+		if (!bf_scalable_layer_capacity(h->capacity, h->growth, i, &capacity))
 		{
 			if (msg)
 				snprintf(msg, msglen,
-						 "layer %lu has capacity %llu, not capacity times growth to the power %lu",
-						 (unsigned long) i, (unsigned long long) l.capacity,
+						 "the capacity of layer %lu does not fit in 64 bits",
 						 (unsigned long) i);
+			return BF_ERR_LAYER;
+		}
+		if (l.capacity != capacity)
+		{
+			if (msg)
+				snprintf(msg, msglen,
+						 "layer %lu has capacity %llu, expected %llu (the capacity times the growth to the power %lu)",
+						 (unsigned long) i, (unsigned long long) l.capacity,
+						 (unsigned long long) capacity, (unsigned long) i);
 			return BF_ERR_LAYER;
 		}
 		fpr = bf_scalable_layer_fpr(h->target_fpr, h->ratio, i);

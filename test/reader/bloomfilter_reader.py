@@ -1042,9 +1042,11 @@ class ScalableFilter:
                                   % (i, layer.family, layer.layout, layer.key_kind, self.layout,
                                      self.key_kind))
             cap = self.capacity * self.growth ** i
-            if cap > U64 or layer.capacity != cap:
-                raise FormatError('layer %d has capacity %d, not capacity times growth to the power %d'
-                                  % (i, layer.capacity, i))
+            if cap > U64:
+                raise FormatError('the capacity of layer %d does not fit in 64 bits' % i)
+            if layer.capacity != cap:
+                raise FormatError('layer %d has capacity %d, expected %d (the capacity times the '
+                                  'growth to the power %d)' % (i, layer.capacity, cap, i))
             t = layer_fpr(self.target_fpr, self.ratio, i)
             if struct.pack('<d', t) != struct.pack('<d', layer.target_fpr):
                 raise FormatError('layer %d has target false-positive rate %s, expected %s'

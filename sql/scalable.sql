@@ -1,0 +1,131 @@
+--
+-- scalable: scalable Bloom filters (format family 4), bloom_empty_scalable
+--
+\set VERBOSITY default
+
+-- an empty filter: one layer of the initial capacity at fpr * (1 - ratio)
+SELECT bloom_info(bloom_empty_scalable(1000, 0.01));
+SELECT bloom_empty_scalable() = bloom_empty_scalable(1000, 0.01, 2, 0.5, 'blocked') AS defaults;
+SELECT substr(bloom_empty_scalable(10, 0.1)::bytea, 1, 64) AS outer_header;
+SELECT bloom_info(bloom_empty_scalable(100, 0.001, 4, 0.25, 'classic')) - 'layers' AS classic;
+
+-- adds grow it: a new layer of growth times the capacity when the last is full
+CREATE TABLE s AS
+SELECT bloom_add_all(bloom_empty_scalable(10, 0.01), ARRAY(SELECT 'k' || i FROM generate_series(1, 100) i)) AS f;
+SELECT l->'capacity' AS capacity, l->'target_fpr' AS target_fpr, l->'added' AS added,
+       l->'bits' AS bits, l->'hashes' AS hashes
+FROM s, jsonb_array_elements(bloom_info(f)->'layers') l;
+SELECT bloom_info(f)->'added' AS added, bloom_info(f)->'bits' AS bits, bloom_info(f)->'bytes' AS bytes,
+       (bloom_info(f)->>'bytes')::int = length(f::bytea) AS bytes_is_length,
+       (bloom_info(f)->>'predicted_fpr')::float8 < 0.01 AS predicted_below_target
+FROM s;
+-- every key is found; absent keys mostly not
+SELECT count(*) FILTER (WHERE f @> ('k' || i)) AS found,
+       count(*) FILTER (WHERE f @> ('absent' || i)) < 5 AS few_false_positives
+FROM s, generate_series(1, 100) i;
+-- a key that tests positive sets nothing: only the count of adds moves
+SELECT substring((f || 'k1')::bytea FROM 65) = substring(f::bytea FROM 65) AS unchanged_layers,
+       bloom_info(f || 'k1')->'added' AS added
+FROM s;
+-- the other functions take it
+SELECT bloom_contains(f, 'k5') AS contains, 'k5' <@ f AS contained,
+       bloom_contains_all(f, ARRAY['k1', 'k99']) AS all_, bloom_contains_any(f, ARRAY['x', 'k2']) AS any_,
+       bloom_maybe(f, ARRAY['k3', 'nope-1', 'k4']) AS maybe,
+       round(bloom_cardinality(f)) AS cardinality, bloom_fpr(f) < 0.01 AS fpr_below_target
+FROM s;
+SELECT f::text::bloomfilter = f AS text_round_trip, f::bytea::bloomfilter = f AS bytea_round_trip,
+       bloom_from_bytea(bloom_to_bytea(f)) = f AS functions
+FROM s;
+SELECT left(f::text, 112) AS text_form FROM s;
+-- typed keys, and one kind per filter
+SELECT (bloom_empty_scalable(2, 0.01) || 1 || 2 || 3 || 4 || 5) @> 5 AS int_found;
+SELECT (bloom_empty_scalable(2, 0.01) || 1) @> 'a';
+SELECT bloom_empty_scalable(2, 0.01) || 1 || 'a'::text;
+
+-- in place in PL/pgSQL, also across growth; g := f copies
+DO $$
+DECLARE
+	f bloomfilter := bloom_empty_scalable(10, 0.01);
+	g bloomfilter;
+BEGIN
+	FOR i IN 1 .. 1000 LOOP
+		f := f || i;
+		IF i = 15 THEN g := f; END IF;
+	END LOOP;
+	RAISE NOTICE 'layers %, added %, g layers %, g added %',
+		jsonb_array_length(bloom_info(f)->'layers'), bloom_info(f)->'added',
+		jsonb_array_length(bloom_info(g)->'layers'), bloom_info(g)->'added';
+	RAISE NOTICE 'same as in SQL: %',
+		f = bloom_add_all(bloom_empty_scalable(10, 0.01), ARRAY(SELECT generate_series(1, 1000)));
+END $$;
+
+-- union: layer by layer, the shorter one taking the other's extra layers
+SELECT (a | b) @> 'a50' AND (a | b) @> 'b5' AS both_found,
+       jsonb_array_length(bloom_info(a | b)->'layers') AS layers,
+       bloom_info(a | b)->'added' AS added,
+       (a | b) = (b | a) AS commutes
+FROM (SELECT bloom_add_all(bloom_empty_scalable(10, 0.01), ARRAY(SELECT 'a' || i FROM generate_series(1, 50) i)) AS a,
+             bloom_add_all(bloom_empty_scalable(10, 0.01), ARRAY(SELECT 'b' || i FROM generate_series(1, 5) i)) AS b) x;
+SELECT bloom_union_agg(f) @> 'k7' AS union_agg FROM (SELECT f FROM s UNION ALL SELECT f FROM s) x;
+-- anything else is an error
+SELECT bloom_empty_scalable(10, 0.01) | bloom_empty_scalable(20, 0.01);
+SELECT bloom_empty_scalable(10, 0.01) | bloom_empty_scalable(10, 0.01, 3);
+SELECT bloom_empty_scalable(10, 0.01) | bloom_empty(10, 0.01);
+SELECT bloom_empty(10, 0.01) | bloom_empty_scalable(10, 0.01);
+SELECT (bloom_empty_scalable(10, 0.01) || 1) | (bloom_empty_scalable(10, 0.01) || 'a'::text);
+SELECT bloom_empty_scalable(10, 0.01) & bloom_empty_scalable(10, 0.01);
+SELECT bloom_intersect_agg(f) FROM (SELECT f FROM s UNION ALL SELECT f FROM s) x;
+SELECT bloom_remove(f, 'k1') FROM s;
+SELECT f - 'k1' FROM s;
+SELECT bloom_agg_transfn(f, 'x'::text, 10, 0.01) FROM s;
+
+-- bad parameters
+SELECT bloom_empty_scalable(0);
+SELECT bloom_empty_scalable(-5, 0.01);
+SELECT bloom_empty_scalable(10, 0);
+SELECT bloom_empty_scalable(10, 1);
+SELECT bloom_empty_scalable(10, 'NaN');
+SELECT bloom_empty_scalable(10, 0.01, 1);
+SELECT bloom_empty_scalable(10, 0.01, 101);
+SELECT bloom_empty_scalable(10, 0.01, -2);
+SELECT bloom_empty_scalable(10, 0.01, 2, 0);
+SELECT bloom_empty_scalable(10, 0.01, 2, 1);
+SELECT bloom_empty_scalable(10, 0.01, 2, 'Infinity');
+SELECT bloom_empty_scalable(10, 0.01, 2, 0.5, 'counting');
+SELECT bloom_empty_scalable(10, 0.01, 2, 0.5, 'cuckoo');
+SELECT bloom_empty_scalable(10, 1e-300);
+SELECT bloom_empty_scalable(1000000000, 0.01);
+SELECT bloom_empty_scalable(NULL) IS NULL AS strict;
+-- a layer that cannot be made: its rate underflows, or its size passes 1 GB
+SELECT bloom_empty_scalable(1, 0.01, 2, 1e-300) || 1 || 2;
+-- (a 7 MB first layer of 20,000,000 keys, its added count set to 20,000,000
+-- (little-endian at byte 104): the next layer, of 2,000,000,000 keys,
+-- would pass 1 GB)
+SELECT overlay(bloom_empty_scalable(20000000, 0.5, 100, 0.5)::bytea
+               PLACING '\x002d310100000000'::bytea FROM 105)::bloomfilter || 1;
+
+-- hostile values: text input
+SELECT 'version=1 family=scalable layout=blocked key_kind=none layers=65 bits=512 capacity=10 target_fpr=0.01 growth=2 ratio=0.5 added=0 data='::bloomfilter;
+SELECT 'version=1 family=scalable layout=blocked key_kind=none layers=1 bits=512 capacity=10 target_fpr=0.01 growth=1 ratio=0.5 added=0 data='::bloomfilter;
+SELECT 'version=1 family=scalable layout=blocked key_kind=none layers=1 bits=512 capacity=10 target_fpr=0.01 growth=2 ratio=1 added=0 data='::bloomfilter;
+SELECT 'version=1 family=scalable layout=counting key_kind=none layers=1 bits=512 capacity=10 target_fpr=0.01 growth=2 ratio=0.5 added=0 data='::bloomfilter;
+SELECT 'version=1 family=cuckoo fingerprint_bits=10 key_kind=none buckets=3 capacity=10 target_fpr=0.01 count=0 data='::bloomfilter;
+SELECT 'version=1 family=scalable layout=blocked key_kind=none layers=1 bits=512 capacity=10 target_fpr=0.01 growth=2 ratio=0.50 added=0 data='::bloomfilter;
+SELECT 'version=1 family=scalable layout=blocked key_kind=none layers=1 bits=512 capacity=10 target_fpr=0.01 growth=2 ratio=0.5 added=0 data=AAAA'::bloomfilter;
+-- the layer inside must agree with the outer header
+SELECT replace(bloom_empty_scalable(10, 0.1)::text, 'capacity=10', 'capacity=11')::bloomfilter;
+-- binary: every field, and each layer, validated
+SELECT overlay(bloom_empty_scalable(10, 0.1)::bytea PLACING '\x4100'::bytea FROM 13)::bloomfilter;
+SELECT overlay(bloom_empty_scalable(10, 0.1)::bytea PLACING '\x0700'::bytea FROM 9)::bloomfilter;
+SELECT overlay(bloom_empty_scalable(10, 0.1)::bytea PLACING '\x01000000'::bytea FROM 49)::bloomfilter;
+SELECT overlay(bloom_empty_scalable(10, 0.1)::bytea PLACING '\x01'::bytea FROM 53)::bloomfilter;
+SELECT overlay(bloom_empty_scalable(10, 0.1)::bytea PLACING '\x000000000000f03f'::bytea FROM 57)::bloomfilter;
+SELECT overlay(bloom_empty_scalable(10, 0.1)::bytea PLACING '\x02'::bytea FROM 13)::bloomfilter;
+SELECT overlay(bloom_empty_scalable(10, 0.1)::bytea PLACING '\x04'::bytea FROM 70)::bloomfilter;
+SELECT overlay(bloom_empty_scalable(10, 0.1)::bytea PLACING '\x01'::bytea FROM 72)::bloomfilter;
+SELECT overlay(bloom_empty_scalable(10, 0.1)::bytea PLACING '\x0b'::bytea FROM 89)::bloomfilter;
+SELECT overlay(bloom_empty_scalable(10, 0.1)::bytea PLACING '\x00'::bytea FROM 97)::bloomfilter;
+SELECT overlay(bloom_empty_scalable(10, 0.1)::bytea PLACING '\x0004'::bytea FROM 81)::bloomfilter;
+SELECT (bloom_empty_scalable(10, 0.1)::bytea || '\x00'::bytea)::bloomfilter;
+SELECT substring(bloom_empty_scalable(10, 0.1)::bytea FROM 1 FOR 100)::bloomfilter;
+SELECT (substring(bloom_empty_scalable(10, 0.1)::bytea FROM 1 FOR 64) || bloom_empty(10, 0.1)::bytea)::bloomfilter;
