@@ -185,7 +185,8 @@ bf_value_create_scalable(int64 capacity, double fpr, int32 growth,
 
 	first = bf_scalable_layer_fpr(fpr, ratio, 0);
 	if (!(first > 0.0) ||
-		!bf_size_for(layout, (uint64) capacity, first, BF_MAX_NBITS(layout) - BF_BLOCK_BITS, &size))
+		!bf_size_for(layout, (uint64) capacity, BF_SCALABLE_HEADROOM * first,
+					 BF_MAX_NBITS(layout) - BF_BLOCK_BITS, &size))
 	{
 		bf_format_double(first, num, sizeof(num));
 		ereport(ERROR,

@@ -268,7 +268,8 @@ bf_scalable_new_layer(const BfHeader *h, uint64_t max_nbits, BfHeader *layer,
 	}
 	fpr = bf_scalable_layer_fpr(h->target_fpr, h->ratio, i);
 	bf_format_double(fpr, rate, sizeof(rate));
-	if (!(fpr > 0.0) || bf_max_capacity(h->layout, fpr, max_nbits) == 0)
+	if (!(fpr > 0.0) ||
+		bf_max_capacity(h->layout, BF_SCALABLE_HEADROOM * fpr, max_nbits) == 0)
 	{
 		if (msg)
 			snprintf(msg, msglen,
@@ -276,7 +277,7 @@ bf_scalable_new_layer(const BfHeader *h, uint64_t max_nbits, BfHeader *layer,
 					 (unsigned long) i, rate);
 		return BF_ERR_FPR;
 	}
-	if (!bf_size_for(h->layout, capacity, fpr, max_nbits, &size))
+	if (!bf_size_for(h->layout, capacity, BF_SCALABLE_HEADROOM * fpr, max_nbits, &size))
 	{
 		if (msg)
 			snprintf(msg, msglen,

@@ -11,7 +11,8 @@
  *	target_fpr	t_i, t_0 = P * (1 - r), t_i = t_(i-1) * r
  *				(P: the outer target, r: the ratio; binary64 products in
  *				this order)
- *	bits, k		as bf_size_for gives for that capacity and rate
+ *	bits, k		as bf_size_for gives for that capacity at
+ *				BF_SCALABLE_HEADROOM * t_i
  *	added		the keys set in it
  *
  * so that the rate of the whole, 1 - prod(1 - t_i) <= sum t_i < P, stays
@@ -32,6 +33,15 @@
 
 #include "bf_format.h"
 #include "bf_hash.h"
+
+/*
+ * Layers are sized for this fraction of their rate: a small layer (the
+ * first ones hold a few thousand keys in a few dozen blocks) has a realized
+ * rate that strays 20-30% from the prediction, one way or the other, and
+ * the rates add up, so without headroom the whole lands above its target
+ * about as often as below.
+ */
+#define BF_SCALABLE_HEADROOM	0.8
 
 /* Offsets of the fields a layer's own 64-byte header holds. */
 #define BF_LAYER_OFF_HASHES		8

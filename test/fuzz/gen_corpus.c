@@ -21,6 +21,7 @@
 #include "bf_format.h"
 #include "bf_hash.h"
 #include "bf_cuckoo.h"
+#include "bf_scalable.h"
 #include "bf_layout.h"
 #include "bf_sizing.h"
 #include "bf_text.h"
@@ -207,6 +208,95 @@ write_cuckoo_seeds(const char *bindir, const char *textdir, size_t *total)
 	return n;
 }
 
+/*
+ * Scalable filters: one layer, and grown to several (blocked and classic),
+ * in binary and text form.
+ */
+static int
+write_scalable_seeds(const char *bindir, const char *textdir, size_t *total)
+{
+	static const struct
+	{
+		const char *name;
+		int			layout;
+		uint64_t	capacity;
+		double		fpr;
+		uint32_t	growth;
+		double		ratio;
+		int			nkeys;
+	}			cs[] = {
+		{"scalable-empty-n10-p0.1", BF_LAYOUT_BLOCKED, 10, 0.1, 2, 0.5, 0},
+		{"scalable-blocked-n4-p0.01-grown", BF_LAYOUT_BLOCKED, 4, 0.01, 2, 0.5, 40},
+		{"scalable-classic-n3-p0.05-g3-r0.25", BF_LAYOUT_CLASSIC, 3, 0.05, 3, 0.25, 30},
+		{"scalable-blocked-n2-p0.3-g100-r0.9", BF_LAYOUT_BLOCKED, 2, 0.3, 100, 0.9, 3},
+	};
+	int			n = 0;
+
+	for (size_t c = 0; c < sizeof(cs) / sizeof(cs[0]); c++)
+	{
+		BfHeader	h;
+		BfHeader	layer;
+		size_t		size = BF_HEADER_SIZE;
+		uint8_t    *value = calloc(1, size);
+		char	   *text;
+		char		key[32];
+
+		FUZZ_CHECK(value != NULL, "calloc");
+		memset(&h, 0, sizeof(h));
+		h.version = BF_FORMAT_VERSION;
+		h.family = BF_FAMILY_SCALABLE;
+		h.layout = (uint8_t) cs[c].layout;
+		h.capacity = cs[c].capacity;
+		h.target_fpr = cs[c].fpr;
+		h.growth = cs[c].growth;
+		h.ratio = cs[c].ratio;
+		bf_header_encode(&h, value);
+		for (int i = -1; i < cs[c].nkeys; i++)
+		{
+			BfHash		kh;
+			int			kl = snprintf(key, sizeof(key), "k%d", i);
+
+			if (i >= 0)
+			{
+				kh = bf_hash_bytes(h.layout, key, (size_t) kl);
+				if (bf_scalable_add(&h, value + BF_HEADER_SIZE, kh) != BF_SCALABLE_FULL)
+					continue;
+			}
+			/* the first layer, or the next one */
+			FUZZ_CHECK(bf_scalable_new_layer(&h, UINT64_C(1) << 30, &layer, NULL, 0) == BF_OK,
+					   "cannot grow %s", cs[c].name);
+			value = realloc(value, size + BF_HEADER_SIZE + bf_payload_bytes(layer.nbits));
+			FUZZ_CHECK(value != NULL, "realloc");
+			if (h.layers == 0)
+				h.nbits = 0;
+			bf_scalable_append(&h, value, &layer);
+			size += BF_HEADER_SIZE + bf_payload_bytes(layer.nbits);
+			if (i >= 0)
+				FUZZ_CHECK(bf_scalable_add(&h, value + BF_HEADER_SIZE, kh) == BF_SCALABLE_SET,
+						   "a new layer did not take a key");
+		}
+		if (cs[c].nkeys > 0)
+		{
+			h.added = (uint64_t) cs[c].nkeys;
+			bf_header_set_added(value, h.added);
+			bf_scalable_set_key_kind(&h, value, BF_KEY_TEXT);
+			h.key_kind = BF_KEY_TEXT;
+		}
+		FUZZ_CHECK(bf_header_decode(value, size, NULL, NULL, 0) == BF_OK,
+				   "seed %s does not decode", cs[c].name);
+		text = malloc(bf_text_length(&h) + 1);
+		FUZZ_CHECK(text != NULL, "malloc");
+		bf_text_render(&h, value + BF_HEADER_SIZE, text);
+		write_file(bindir, cs[c].name, "bin", value, size);
+		write_file(textdir, cs[c].name, "txt", text, strlen(text));
+		*total += size + strlen(text);
+		n += 2;
+		free(text);
+		free(value);
+	}
+	return n;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -275,6 +365,7 @@ main(int argc, char **argv)
 		}
 	}
 	nfiles += write_cuckoo_seeds(argv[1], argv[2], &total);
+	nfiles += write_scalable_seeds(argv[1], argv[2], &total);
 	nfiles += write_sizing_seeds(argv[3], &total);
 	printf("gen_corpus: %d seed files, %zu bytes, in %s, %s and %s\n",
 		   nfiles, total, argv[1], argv[2], argv[3]);
