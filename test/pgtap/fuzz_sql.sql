@@ -14,7 +14,8 @@
 --	added to v is found.
 --
 -- Mutations (deterministic: setseed): bit flips and byte overwrites in the
--- header and anywhere, header fields set to edge values, truncations,
+-- header and anywhere, header fields set to edge values (scalable values:
+-- also growth, ratio, the layers and a layer's header), truncations,
 -- extensions, resizes that keep the length consistent (so that some random
 -- values are accepted); for text, character replacements, insertions and
 -- deletions, field values replaced by edge and non-canonical values, payload
@@ -45,6 +46,12 @@ SELECT row_number() OVER (), bf FROM (
 	SELECT (SELECT bloom_agg(('\x' || lpad(to_hex(i), 4, '0'))::bytea, 10, 0.3, l)
 			FROM generate_series(1, 5) i)
 	FROM unnest('{blocked,classic,counting}'::text[]) l
+	UNION ALL					-- scalable (family 4): one layer, and grown
+	SELECT bloom_empty_scalable(10, 0.1)
+	UNION ALL
+	SELECT bloom_add_all(bloom_empty_scalable(4, 0.01), ARRAY(SELECT 'k' || i FROM generate_series(1, 40) i))
+	UNION ALL
+	SELECT bloom_add_all(bloom_empty_scalable(3, 0.05, 3, 0.25, 'classic'), ARRAY(SELECT generate_series(1, 30)))
 ) s;
 
 -- ---------------------------------------------------------------- helpers
@@ -121,7 +128,7 @@ BEGIN
 			END IF;
 		WHEN 2 THEN				-- a header field set to an edge value
 			IF len >= 64 THEN
-				field := pg_temp.rnd(9);
+				field := pg_temp.rnd(12);
 				IF field = 0 THEN		-- version, family, layout, key kind
 					b := set_byte(b, 4 + pg_temp.rnd(4), (ARRAY[0, 1, 2, 3, 10, 11, 255])[1 + pg_temp.rnd(7)]);
 				ELSIF field = 1 THEN	-- hashes
@@ -147,8 +154,15 @@ BEGIN
 				ELSIF field = 7 THEN	-- added
 					b := overlay(b PLACING pg_temp.le((ARRAY[0, 1, 18446744073709551615,
 						pg_temp.rnd(2147483647)])[1 + pg_temp.rnd(4)], 8) FROM 41);
-				ELSE					-- a reserved byte
+				ELSIF field = 8 THEN	-- a reserved byte (scalable: growth, ratio)
 					b := set_byte(b, 48 + pg_temp.rnd(16), 1 + pg_temp.rnd(255));
+				ELSIF field = 9 THEN	-- scalable: growth
+					b := overlay(b PLACING pg_temp.le((ARRAY[0, 1, 2, 3, 100, 101, 4294967295])[1 + pg_temp.rnd(7)], 4) FROM 49);
+				ELSIF field = 10 THEN	-- scalable: ratio
+					b := overlay(b PLACING pg_temp.f64le((ARRAY['0', '1', '0.5', '1e-300', 'NaN', '-0.5',
+						'0.9999999999999999', random()::text])[1 + pg_temp.rnd(8)]::float8) FROM 57);
+				ELSIF len >= 128 THEN	-- scalable: a field of the first layer's header
+					b := set_byte(b, 64 + pg_temp.rnd(64), (ARRAY[0, 1, 2, 4, 255, pg_temp.rnd(256)])[1 + pg_temp.rnd(6)]);
 				END IF;
 			END IF;
 		WHEN 3 THEN				-- truncate
@@ -193,7 +207,7 @@ DECLARE
 	val text;
 	bits bigint;
 	payload int;
-	fields CONSTANT text[] := '{version,layout,hashes,key_kind,bits,capacity,target_fpr,added,data}';
+	fields CONSTANT text[] := '{version,layout,hashes,key_kind,bits,capacity,target_fpr,added,data,family,layers,growth,ratio}';
 BEGIN
 	FOR step IN 1 .. 1 + pg_temp.rnd(2) LOOP
 		len := length(t);
@@ -217,7 +231,7 @@ BEGIN
 				t := t || pg_temp.pick('{" ", "=", "A", "AAAA", "==", " x=1", "é"}');
 			END IF;
 		WHEN 4, 5 THEN			-- a field set to an edge or non-canonical value
-			field := fields[1 + pg_temp.rnd(9)];
+			field := fields[1 + pg_temp.rnd(13)];
 			val := CASE field
 				WHEN 'version' THEN pg_temp.pick('{0,2,01,"",+1,18446744073709551617}')
 				WHEN 'layout' THEN pg_temp.pick('{blocked,classic,Blocked,"",none,classic2}')
@@ -229,6 +243,10 @@ BEGIN
 					'-0', '0.5', '4.9406564584124654e-324', '5e-324', '.01', '1e+00', '0x1p-3',
 					random()::text, (random() / 1000)::text])
 				WHEN 'added' THEN pg_temp.pick('{0,18446744073709551615,18446744073709551616,-1,01}')
+				WHEN 'family' THEN pg_temp.pick('{scalable,bloom,cuckoo,"",Scalable,4}')
+				WHEN 'layers' THEN pg_temp.pick('{0,1,2,3,64,65,4294967296,01}')
+				WHEN 'growth' THEN pg_temp.pick('{0,1,2,3,100,101,02,4294967297}')
+				WHEN 'ratio' THEN pg_temp.pick(ARRAY['0.5', '0.50', '0', '1', 'nan', '0.25', '1e-300', random()::text])
 				ELSE pg_temp.pick('{"",=,AAAA,AAA=,AA==,A===}')
 			END;
 			t := regexp_replace(t, '(^| )' || field || '=[^ ]*', '\1' || field || '=' || val);
@@ -265,6 +283,25 @@ BEGIN
 	IF info IS NULL OR (info->>'bytes')::bigint <> length(v::bytea) THEN RETURN 'bloom_info'; END IF;
 	IF card IS NULL OR card IN ('NaN', 'Infinity') OR card < 0 THEN RETURN 'bloom_cardinality ' || card; END IF;
 	IF fpr IS NULL OR NOT (fpr BETWEEN 0 AND 1) THEN RETURN 'bloom_fpr ' || fpr; END IF;
+	IF info->>'family' = 'scalable' THEN
+		-- scalable: the union of a filter with itself sets no new bit in any
+		-- layer; an add may need a layer that cannot be made (54000)
+		IF (SELECT array_agg(l->'bits_set') FROM jsonb_array_elements(bloom_info(v | v)->'layers') l)
+		   IS DISTINCT FROM (SELECT array_agg(l->'bits_set') FROM jsonb_array_elements(info->'layers') l) THEN
+			RETURN 'v | v';
+		END IF;
+		BEGIN
+			IF kind IN ('none', 'text') AND NOT bloom_add(v, 'fz'::text) @> 'fz'::text THEN
+				RETURN 'text key added and not found';
+			END IF;
+			IF kind = 'integer' AND NOT bloom_add(v, 42) @> 42 THEN
+				RETURN 'integer key added and not found';
+			END IF;
+		EXCEPTION WHEN program_limit_exceeded THEN
+			NULL;
+		END;
+		RETURN '';
+	END IF;
 	IF bloom_info(v)->>'layout' = 'counting' THEN
 		-- counting: the union sums counters, the intersection takes the minimum
 		IF ((v | v) & v) <> v THEN RETURN '(v | v) & v'; END IF;

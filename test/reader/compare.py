@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """compare.py -- the reference reader against the server, key by key.
 
-For the three layouts (blocked, classic, counting), the cuckoo filter and every key kind, builds filters on the server from
+For the three layouts (blocked, classic, counting), the cuckoo filter, a
+scalable filter (grown from capacity 1000 to 7 layers) and every key kind,
+builds filters on the server from
 100,000 keys (rows i = 1..100,000), fetches them as bytea, and checks 120,000
 keys (rows i = 40,001..160,000: about half added, half not; boolean: 160,000
 checks of true and false) with the server's `bf @> key` and with
@@ -243,6 +245,9 @@ def build(spec):
             CROSS JOIN LATERAL (SELECT {build} AS bf FROM (SELECT 1) AS dummy) AS f;
         CREATE TABLE cuckoo_{kind} AS
             SELECT cuckoo_agg(DISTINCT k, {n}, 0.01) AS cf FROM keys_{kind} WHERE added;
+        CREATE TABLE scalable_{kind} AS
+            SELECT bloom_add_all(bloom_empty_scalable(1000, 0.01), array_agg(k ORDER BY i)) AS bf
+            FROM keys_{kind} WHERE added;
         """.format(n=N_BUILD, kind=kind, key=spec['key'], type=spec['type'], total=N_TOTAL,
                    added=added, build=build_sql.replace('FROM k ', 'FROM keys_%s AS k ' % kind))
     psql(sql)
@@ -255,6 +260,7 @@ def fetch_filters(kind):
         layout, hexbytes = line.split('|')
         filters[layout] = bfr.BloomFilter.from_hex(hexbytes)
     filters['cuckoo'] = bfr.CuckooFilter.from_hex(psql("SELECT cf::bytea FROM cuckoo_%s" % kind))
+    filters['scalable'] = bfr.ScalableFilter.from_hex(psql("SELECT bf::bytea FROM scalable_%s" % kind))
     return filters
 
 
@@ -270,7 +276,8 @@ def check_query(spec):
         # the key's base type) to the checked one was added
         parts.append("""SELECT i, tag, {text} AS key,
                 ({expr})::{type} IN (SELECT k FROM keys_{kind} WHERE added) AS added,
-                fb @> {expr} AS blocked, fc @> {expr} AS classic, fk @> {expr} AS counting, fq @> {expr} AS cuckoo
+                fb @> {expr} AS blocked, fc @> {expr} AS classic, fk @> {expr} AS counting, fq @> {expr} AS cuckoo,
+                fs @> {expr} AS scalable
             FROM c, f WHERE tag = '{tag}'""".format(text=text, expr=expr, tag=tag,
                                                     type=spec['type'], kind=kind))
     return """COPY (
@@ -279,7 +286,8 @@ def check_query(spec):
                 SELECT (SELECT bf FROM filter_{kind} WHERE layout = 'blocked') AS fb,
                        (SELECT bf FROM filter_{kind} WHERE layout = 'classic') AS fc,
                        (SELECT bf FROM filter_{kind} WHERE layout = 'counting') AS fk,
-                       (SELECT cf FROM cuckoo_{kind}) AS fq)
+                       (SELECT cf FROM cuckoo_{kind}) AS fq,
+                       (SELECT bf FROM scalable_{kind}) AS fs)
         {union}
     ) TO STDOUT (FORMAT csv)""".format(tag_case=tag_case, kind=kind, first=first,
                                        union='\nUNION ALL\n'.join(parts))
@@ -298,16 +306,18 @@ class Tally:
 
 def compare(spec, filters):
     kind = spec['kind']
-    tallies = {'blocked': Tally(), 'classic': Tally(), 'counting': Tally(), 'cuckoo': Tally()}
+    tallies = {'blocked': Tally(), 'classic': Tally(), 'counting': Tally(), 'cuckoo': Tally(),
+               'scalable': Tally()}
     examples = []
     tz_sql = "SET TimeZone = 'Asia/Kolkata'; " if kind == 'timestamptz' else "SET TimeZone = 'UTC'; "
     proc = subprocess.Popen([PSQL, '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', DB,
                              '-c', SESSION + tz_sql, '-c', check_query(spec)],
                             stdout=subprocess.PIPE)
     fb, fc, fk, fq = filters['blocked'], filters['classic'], filters['counting'], filters['cuckoo']
+    fs = filters['scalable']
     reader = csv.reader(io.TextIOWrapper(proc.stdout, encoding='utf-8', newline=''))
     for row in reader:
-        i, tag, key, added, sb, sc, sk, sq = row
+        i, tag, key, added, sb, sc, sk, sq, ss = row
         sqltype = READER_TYPE.get(tag, tag)
         try:
             # the canonical bytes a check tests (two for some keys)
@@ -318,7 +328,8 @@ def compare(spec, filters):
                 t.disagree += 1
             continue
         added = added == 't'
-        for lname, f, s in (('blocked', fb, sb), ('classic', fc, sc), ('counting', fk, sk), ('cuckoo', fq, sq)):
+        for lname, f, s in (('blocked', fb, sb), ('classic', fc, sc), ('counting', fk, sk), ('cuckoo', fq, sq),
+                            ('scalable', fs, ss)):
             t = tallies[lname]
             mine = any(f.contains_canonical(c) for c in canons)
             theirs = s == 't'
@@ -404,8 +415,56 @@ def compare_validation():
             if mine != server:
                 bad += 1
                 print('  DISAGREE validation %s %s: server %r, reader %r' % (lname, what, server, mine))
+    # scalable values: the outer header, and a layer's (at byte 64)
+    good = bytearray(bfr.ScalableFilter.from_hex(
+        psql("SELECT bloom_add_all(bloom_empty_scalable(4, 0.01), ARRAY['a', 'b', 'c', 'd', 'e'])::bytea")
+    ).to_bytes())
+    for what, off, fmt, val in SCALABLE_MUTATIONS + [('truncated', None, None, None),
+                                                     ('one byte more', None, None, None)]:
+        b = bytearray(good)
+        if off is not None:
+            struct.pack_into(fmt, b, off, val)
+        elif what == 'truncated':
+            b = b[:-1]
+        else:
+            b = b + b'\x00'
+        server = psql("SELECT try_cast('\\x%s'::bytea)" % bytes(b).hex()).strip()
+        try:
+            bfr.read_filter(bytes(b))
+            mine = 'ok'
+        except bfr.FormatError as e:
+            mine = str(e)[:1].upper() + str(e)[1:] + '.'
+        n += 1
+        if mine != server:
+            bad += 1
+            print('  DISAGREE validation scalable %s: server %r, reader %r' % (what, server, mine))
     print('validation: %d mutated values, reader and server agree on %d' % (n, n - bad))
     return bad
+
+
+SCALABLE_MUTATIONS = [
+    ('hashes', 8, '<H', 7),
+    ('layers 0', 12, '<I', 0),
+    ('layers 3', 12, '<I', 3),
+    ('layers 65', 12, '<I', 65),
+    ('outer bits', 16, '<Q', 512),
+    ('capacity', 24, '<Q', 3),
+    ('fpr', 32, '<d', 0.02),
+    ('growth 1', 48, '<I', 1),
+    ('growth 101', 48, '<I', 101),
+    ('zero bytes', 52, '<I', 1),
+    ('ratio 1', 56, '<d', 1.0),
+    ('layout counting', 6, '<B', 3),
+    ('layer family', 64 + 5, '<B', 2),
+    ('layer key kind', 64 + 7, '<B', 3),
+    ('layer k = 0', 64 + 8, '<H', 0),
+    ('layer capacity', 64 + 24, '<Q', 3),
+    ('layer fpr', 64 + 32, '<d', 0.0050000000000000001),
+    ('layer bits', 64 + 16, '<Q', 1024),
+    ('layer reserved', 64 + 50, '<B', 1),
+    ('added (any value is valid)', 40, '<Q', 2 ** 64 - 1),
+    ('layer added (any value is valid)', 64 + 40, '<Q', 2 ** 64 - 1),
+]
 
 
 # Text keys whose adds set more than one form (src/bf_keys.c,
@@ -457,7 +516,8 @@ def main():
                                     % (lname, spec['kind'], t.added - t.added_true))
                     bad += 1
                 total_bad += bad
-                m, k = (f.nbuckets, f.fp_bits) if lname == 'cuckoo' else (f.nbits, f.hashes)
+                m, k = ((f.nbuckets, f.fp_bits) if lname == 'cuckoo' else
+                        (f.nbits, len(f.layers)) if lname == 'scalable' else (f.nbits, f.hashes))
                 line = ('%-7s %-11s m=%-8d k=%-2d checked %6d (added %6d: %6d yes; other %6d: %6d yes)'
                         ' agree %6d, disagree %d  [%s]'
                         % (lname, spec['kind'], m, k, t.checked, t.added, t.added_true,

@@ -23,7 +23,11 @@ $node->safe_psql('postgres', q{
 		     FROM generate_series(1, 100000) i)),                      -- TOASTed
 		(6, NULL),
 		(7, (SELECT bloom_agg('c' || i, 50000, 0.01, 'counting')
-		     FROM generate_series(1, 50000) i) - 'c1'::text);         -- counting, TOASTed
+		     FROM generate_series(1, 50000) i) - 'c1'::text),         -- counting, TOASTed
+		(8, bloom_empty_scalable(10, 0.1) || 'one'::text),             -- scalable, inline
+		(9, bloom_add_all(bloom_empty_scalable(1000, 0.01),
+		                  ARRAY(SELECT 's' || i FROM generate_series(1, 100000) i)));
+		                                                               -- scalable, 7 layers, TOASTed
 	CREATE TABLE cuckoos (id int PRIMARY KEY, cf cuckoofilter);
 	INSERT INTO cuckoos VALUES
 		(1, cuckoo_empty(10)),
@@ -36,7 +40,7 @@ like($cexpected, qr/^1:\w+,2:\w+,3:null$/, 'source cuckoo digests');
 
 my $digest = q{SELECT string_agg(id || ':' || coalesce(md5(bf::bytea), 'null'), ',' ORDER BY id) FROM filters};
 my $expected = $node->safe_psql('postgres', $digest);
-like($expected, qr/^1:\w+,2:\w+,3:\w+,4:\w+,5:\w+,6:null,7:\w+$/, 'source digests');
+like($expected, qr/^1:\w+,2:\w+,3:\w+,4:\w+,5:\w+,6:null,7:\w+,8:\w+,9:\w+$/, 'source digests');
 
 my $tmp = PostgreSQL::Test::Utils::tempdir;
 
@@ -62,6 +66,9 @@ is($node->safe_psql('restored_custom', $cdigest), $cexpected, 'custom dump/resto
 is($node->safe_psql('restored_custom', q{
 	SELECT count(*) FROM filters f, generate_series(1, 200000) i
 	WHERE f.id = 4 AND NOT f.bf @> ('k' || i)}), '0', 'restored classic filter: no false negatives');
+is($node->safe_psql('restored_plain', q{
+	SELECT count(*) FROM filters f, generate_series(1, 100000) i
+	WHERE f.id = 9 AND NOT f.bf @> ('s' || i)}), '0', 'restored scalable filter: no false negatives');
 
 # binary COPY out and in (send/recv)
 $node->safe_psql('postgres', qq{
