@@ -573,14 +573,15 @@ bf_value_keys_over_rate(const BfHeader *h, double factor)
 bool
 bf_value_notice_if_crowded(const BfValue *v, bool final)
 {
-	double		distinct = bf_estimate_cardinality(&v->hdr, v->bits);
-	double		predicted = bf_predict_fpr(v->hdr.layout, v->hdr.nbits, v->hdr.hashes,
-										   distinct);
+	double		distinct;
+	double		predicted;
 	char		rate[32];
 	char		target[32];
 
 	if (v->hdr.family == BF_FAMILY_SCALABLE)
 		return false;			/* it grows: never crowded */
+	distinct = bf_estimate_cardinality(&v->hdr, v->bits);
+	predicted = bf_predict_fpr(v->hdr.layout, v->hdr.nbits, v->hdr.hashes, distinct);
 	if (!(predicted > 2 * v->hdr.target_fpr))
 		return false;
 	bf_format_double(predicted, rate, sizeof(rate));

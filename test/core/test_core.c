@@ -212,7 +212,7 @@ static const FormatCase format_cases[] = {
 	{"version", m_version, BF_ERR_VERSION, "unrecognized format version 7 (this build reads version 1)"},
 	{"version0", m_version0, BF_ERR_VERSION, "unrecognized format version 0 (this build reads version 1)"},
 	{"family", m_family, BF_ERR_LAYOUT, "layout blocked does not belong to family 2 (counting is family 2, the others family 1)"},
-	{"family 3", m_family3, BF_ERR_FAMILY, "unsupported filter family 3 (this build reads families 1, bloom, and 2, counting)"},
+	{"family 3", m_family3, BF_ERR_FAMILY, "unsupported filter family 3 (this build reads families 1, bloom, 2, counting, and 4, scalable)"},
 	{"layout0", m_layout0, BF_ERR_LAYOUT, "unrecognized layout 0 (expected 1 for blocked, 2 for classic or 3 for counting)"},
 	{"layout3", m_layout3, BF_ERR_LAYOUT, "layout counting does not belong to family 1 (counting is family 2, the others family 1)"},
 	{"layout4", m_layout4, BF_ERR_LAYOUT, "unrecognized layout 4 (expected 1 for blocked, 2 for classic or 3 for counting)"},
