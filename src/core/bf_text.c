@@ -724,6 +724,9 @@ bf_text_parse_header(const char *s, BfHeader *h,
 	 * The payload length must be exactly that of nbits / 8 bytes; checked in
 	 * 64 bits (nbits / 8 < 2^61, so its encoded length cannot overflow).
 	 */
+	/* From here on the header is valid: a length error still returns it. */
+	if (h != NULL)
+		*h = hdr;
 	dlen = strlen(s + tp.pos);
 	nbytes = bf_payload_bytes(hdr.nbits);
 	expected = b64_length_u64(nbytes);
@@ -737,8 +740,6 @@ bf_text_parse_header(const char *s, BfHeader *h,
 		return BF_ERR_LENGTH;
 	}
 
-	if (h != NULL)
-		*h = hdr;
 	if (data != NULL)
 		*data = s + tp.pos;
 	if (datalen != NULL)
