@@ -43,6 +43,9 @@ SELECT 'version=1 layout=blocked hashes=4 key_kind=none bits=512 capacity=010 ta
 SELECT 'version=1 layout=blocked hashes=4 key_kind=none bits=512 capacity=10 target_fpr=0.10 added=0 data=AAAA'::bloomfilter;
 SELECT 'version=1 layout=blocked hashes=4 key_kind=none bits=512 capacity=10 target_fpr=0.1 added=0 data=AAAA'::bloomfilter;
 SELECT 'version=1 layout=blocked hashes=4 key_kind=none bits=99999999999999999999999 capacity=10 target_fpr=0.1 added=0 data=AAAA'::bloomfilter;
+-- a header describing a value over 1 GB: too large, whatever the data (54000)
+SELECT 'version=1 layout=blocked hashes=4 key_kind=none bits=8589934592 capacity=10 target_fpr=0.1 added=0 data=AAAA'::bloomfilter;
+SELECT 'version=1 family=cuckoo fingerprint_bits=32 key_kind=none buckets=4294967296 capacity=10 target_fpr=0.01 count=0 data=AAAA'::cuckoofilter;
 SELECT 'version=1 layout=blocked hashes=4 key_kind=none bits=512  capacity=10 target_fpr=0.1 added=0 data=AAAA'::bloomfilter;
 -- a truncated value
 SELECT left(bloom_empty(10, 0.1)::text, 120)::bloomfilter;

@@ -164,24 +164,28 @@ cuckoofilter_in(PG_FUNCTION_ARGS)
 {
 	char	   *str = PG_GETARG_CSTRING(0);
 	char		msg[256];
+	BfStatus	st;
 	BfCuckooHeader h;
 	const char *data;
 	size_t		datalen;
 	uint64		nbytes;
 	struct varlena *raw;
 
-	if (bf_cuckoo_text_parse(str, &h, &data, &datalen, msg, sizeof(msg)) != BF_OK)
+	st = bf_cuckoo_text_parse(str, &h, &data, &datalen, msg, sizeof(msg));
+	/* A header describing more than a value can hold: say so, whatever data follows. */
+	if ((st == BF_OK || st == BF_ERR_LENGTH) &&
+		bf_cuckoo_payload_bytes(h.nbuckets, h.fp_bits) > CUCKOO_MAX_PAYLOAD)
+		INPUT_ERROR(fcinfo,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("cuckoofilter of " UINT64_FORMAT " buckets is too large", h.nbuckets),
+					 errdetail("A cuckoofilter value is at most 1 GB.")));
+	if (st != BF_OK)
 		INPUT_ERROR(fcinfo,
 					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 					 errmsg("invalid input syntax for type cuckoofilter"),
 					 errdetail("%s.", bf_sentence(msg)),
 					 errhint("The text form is what cuckoofilter output produces: \"version=1 family=cuckoo ... data=<base64>\".")));
 	nbytes = bf_cuckoo_payload_bytes(h.nbuckets, h.fp_bits);
-	if (nbytes > CUCKOO_MAX_PAYLOAD)
-		INPUT_ERROR(fcinfo,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("cuckoofilter of " UINT64_FORMAT " buckets is too large", h.nbuckets),
-					 errdetail("A cuckoofilter value is at most 1 GB.")));
 	raw = (struct varlena *) palloc(VARHDRSZ + BF_HEADER_SIZE + nbytes);
 	SET_VARSIZE(raw, VARHDRSZ + BF_HEADER_SIZE + nbytes);
 	bf_cuckoo_encode(&h, (uint8_t *) VARDATA(raw));

@@ -59,13 +59,22 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 {
 	char	   *str = PG_GETARG_CSTRING(0);
 	char		msg[256];
+	BfStatus	st;
 	BfHeader	h;
 	const char *data;
 	size_t		datalen;
 	struct varlena *raw;
 	Size		total;
 
-	if (bf_text_parse_header(str, &h, &data, &datalen, msg, sizeof(msg)) != BF_OK)
+	st = bf_text_parse_header(str, &h, &data, &datalen, msg, sizeof(msg));
+	/* A header describing more than a value can hold: say so, whatever data follows. */
+	if ((st == BF_OK || st == BF_ERR_LENGTH) &&
+		bf_value_payload_bytes(&h) > BF_MAX_PAYLOAD_BYTES)
+		INPUT_ERROR(fcinfo,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("bloomfilter of " UINT64_FORMAT " bits is too large", h.nbits),
+					 errdetail("A bloomfilter value is at most 1 GB.")));
+	if (st != BF_OK)
 		INPUT_ERROR(fcinfo,
 					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 					 errmsg("invalid input syntax for type bloomfilter"),
@@ -73,11 +82,6 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 					 errhint("The text form is what bloomfilter output produces: \"version=1 layout=... data=<base64>\".")));
 
 	total = VARHDRSZ + BF_HEADER_SIZE + (Size) bf_value_payload_bytes(&h);
-	if (bf_value_payload_bytes(&h) > BF_MAX_PAYLOAD_BYTES)
-		INPUT_ERROR(fcinfo,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("bloomfilter of " UINT64_FORMAT " bits is too large", h.nbits),
-					 errdetail("A bloomfilter value is at most 1 GB.")));
 
 	raw = (struct varlena *) palloc(total);
 	SET_VARSIZE(raw, total);

@@ -131,8 +131,9 @@ extern uint64_t bf_cuckoo_occupied(const BfCuckooHeader *h, const uint8_t *slots
 
 /*
  * The text form (bf_cuckoo_text.c).  Parse checks every field and the
- * payload's length; the caller decodes data (base64) into the slots and
- * checks them with bf_cuckoo_decode.
+ * payload's length (on BF_ERR_LENGTH *h holds the valid header all the same);
+ * the caller decodes data (base64) into the slots and checks them with
+ * bf_cuckoo_decode.
  */
 extern size_t bf_cuckoo_text_length(const BfCuckooHeader *h);
 extern void bf_cuckoo_text_render(const BfCuckooHeader *h, const uint8_t *slots, char *out);

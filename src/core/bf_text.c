@@ -781,6 +781,9 @@ finish_header(TextParser *tp, const BfHeader *hdr, BfHeader *h,
 	 * layers' headers); checked in 64 bits (nbits / 8 < 2^61, so its encoded
 	 * length cannot overflow).
 	 */
+	/* From here on the header is valid: a length error still returns it. */
+	if (h != NULL)
+		*h = *hdr;
 	dlen = strlen(tp->s + tp->pos);
 	nbytes = bf_value_payload_bytes(hdr);
 	expected = b64_length_u64(nbytes);
@@ -794,8 +797,6 @@ finish_header(TextParser *tp, const BfHeader *hdr, BfHeader *h,
 		return BF_ERR_LENGTH;
 	}
 
-	if (h != NULL)
-		*h = *hdr;
 	if (data != NULL)
 		*data = tp->s + tp->pos;
 	if (datalen != NULL)

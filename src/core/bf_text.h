@@ -29,7 +29,9 @@ extern void bf_text_render(const BfHeader *h, const uint8_t *bits, char *out);
  * Parse and validate the header part of s (NUL-terminated).  On success fills
  * *h and points *data / *datalen at the base64 payload inside s, whose length
  * has been checked against the bit count.  On failure returns the status and
- * a one-line description in msg.
+ * a one-line description in msg; on BF_ERR_LENGTH (a valid header whose
+ * payload has the wrong length) *h is filled all the same, so that a caller
+ * can tell a header describing a value too large to exist.
  */
 extern BfStatus bf_text_parse_header(const char *s, BfHeader *h,
 									 const char **data, size_t *datalen,
