@@ -656,7 +656,8 @@ site_entry(BfCallSite *site, struct varlena *ptr,
 
 /*
  * Open a value in memory (not stored on disk); its header is validated
- * again only when it differs from the last one seen here.
+ * again only when it differs from the last one seen here (a scalable
+ * filter's layers, whose headers follow it, always are: a few dozen at most).
  */
 static void
 open_in_memory(BfCallSite *site, Datum d, BfValue *v)
@@ -664,6 +665,7 @@ open_in_memory(BfCallSite *site, Datum d, BfValue *v)
 	struct varlena *raw = PG_DETOAST_DATUM(d);
 
 	if (site->have_inline && VARSIZE(raw) == site->inline_size &&
+		site->inline_hdr.family != BF_FAMILY_SCALABLE &&
 		VARSIZE(raw) >= VARHDRSZ + BF_HEADER_SIZE &&
 		memcmp(VARDATA(raw), site->inline_bytes, BF_HEADER_SIZE) == 0)
 	{
