@@ -17,6 +17,7 @@
 #include "bf_format.h"
 #include "bf_hash.h"
 #include "bf_layout.h"
+#include "bf_scalable.h"
 #include "bf_sizing.h"
 #include "bf_text.h"
 
@@ -1387,6 +1388,151 @@ test_cuckoo_ops(void)
 	CHECK(!bf_cuckoo_size(UINT64_C(1) << 40, 0.01, 1 << 30, &h, &why) && why == 2);
 }
 
+/*
+ * Scalable filters: growth appends layers of capacity c * g^i and rate
+ * P (1 - r) r^i; every key added is found; the value decodes after each
+ * growth and survives text output and input; each outer field and a
+ * layer's fields are validated.
+ */
+static uint8_t *
+scalable_grow(BfHeader *h, uint8_t *value, size_t *size)
+{
+	BfHeader	layer;
+
+	CHECK(bf_scalable_new_layer(h, UINT64_C(1) << 33, &layer, NULL, 0) == BF_OK);
+	value = realloc(value, *size + BF_HEADER_SIZE + bf_payload_bytes(layer.nbits));
+	CHECK(value != NULL);
+	bf_scalable_append(h, value, &layer);
+	*size += BF_HEADER_SIZE + bf_payload_bytes(layer.nbits);
+	return value;
+}
+
+static void
+test_scalable(void)
+{
+	BfHeader	h;
+	BfHeader	g;
+	size_t		size = BF_HEADER_SIZE;
+	uint8_t    *value = calloc(1, size);
+	char		key[32];
+	char		msg[256];
+	int			n = 3000;
+
+	memset(&h, 0, sizeof(h));
+	h.version = BF_FORMAT_VERSION;
+	h.family = BF_FAMILY_SCALABLE;
+	h.layout = BF_LAYOUT_BLOCKED;
+	h.capacity = 100;
+	h.target_fpr = 0.01;
+	h.growth = 2;
+	h.ratio = 0.5;
+	bf_header_encode(&h, value);
+	value = scalable_grow(&h, value, &size);
+	for (int i = 0; i < n; i++)
+	{
+		int			kl = snprintf(key, sizeof(key), "key-%d", i);
+		BfHash		kh = bf_hash_bytes(h.layout, key, (size_t) kl);
+		BfScalableAdd r = bf_scalable_add(&h, value + BF_HEADER_SIZE, kh);
+
+		if (r == BF_SCALABLE_FULL)
+		{
+			value = scalable_grow(&h, value, &size);
+			CHECK(bf_header_decode(value, size, NULL, msg, sizeof(msg)) == BF_OK);
+			r = bf_scalable_add(&h, value + BF_HEADER_SIZE, kh);
+			CHECK(r == BF_SCALABLE_SET);
+		}
+	}
+	/* 100 + 200 + ... + 1600 = 3100 >= 3000: five layers */
+	CHECK(h.layers == 5);
+	CHECK(bf_header_decode(value, size, &g, msg, sizeof(msg)) == BF_OK);
+	CHECK(g.layers == 5 && g.nbits == h.nbits && g.growth == 2 && g.ratio == 0.5);
+	for (int i = 0; i < n; i++)
+	{
+		int			kl = snprintf(key, sizeof(key), "key-%d", i);
+
+		CHECK(bf_test_hash(&h, value + BF_HEADER_SIZE, bf_hash_bytes(h.layout, key, (size_t) kl)));
+	}
+	{
+		const uint8_t *l = value + BF_HEADER_SIZE;
+
+		for (uint32_t i = 0; i < h.layers; i++)
+		{
+			BfHeader	lh;
+
+			bf_scalable_layer_header(l, &lh);
+			CHECK(lh.capacity == (UINT64_C(100) << i));
+			CHECK(lh.target_fpr == bf_scalable_layer_fpr(0.01, 0.5, i));
+			l = bf_scalable_next(l);
+		}
+		CHECK(l == value + size);
+		CHECK(bf_scalable_layer_fpr(0.01, 0.5, 2) == 0.01 * 0.5 * 0.5 * 0.5);
+	}
+	/* text out, text in */
+	{
+		size_t		tlen = bf_text_length(&h);
+		char	   *text = malloc(tlen + 1);
+		uint8_t    *back = malloc(size);
+		const char *d;
+		size_t		dlen;
+
+		CHECK(text != NULL && back != NULL);
+		bf_text_render(&h, value + BF_HEADER_SIZE, text);
+		CHECK(strncmp(text, "version=1 family=scalable layout=blocked key_kind=none layers=5 ", 64) == 0);
+		CHECK(bf_text_parse_header(text, &g, &d, &dlen, msg, sizeof(msg)) == BF_OK);
+		bf_header_encode(&g, back);
+		CHECK(bf_text_decode_payload(d, dlen, back + BF_HEADER_SIZE, size - BF_HEADER_SIZE,
+									 msg, sizeof(msg)) == BF_OK);
+		CHECK(memcmp(back, value, size) == 0);
+		free(back);
+		free(text);
+	}
+	/* every field validated, one mutation at a time */
+	{
+		static const struct
+		{
+			size_t		off;
+			uint8_t		byte;
+			BfStatus	st;
+		}			muts[] = {
+			{6, 3, BF_ERR_LAYOUT}, {8, 1, BF_ERR_HASHES}, {12, 0, BF_ERR_LAYERS},
+			{12, 65, BF_ERR_LAYERS}, {12, 4, BF_ERR_LENGTH}, {48, 1, BF_ERR_GROWTH},
+			{48, 101, BF_ERR_GROWTH}, {52, 1, BF_ERR_RESERVED}, {63, 0x40, BF_ERR_RATIO},
+			{64 + 5, 2, BF_ERR_LAYOUT}, {64 + 7, 1, BF_ERR_LAYER}, {64 + 24, 101, BF_ERR_LAYER},
+			{64 + 32, 0, BF_ERR_LAYER}, {64 + 12, 2, BF_ERR_LAYERS}, {64 + 60, 1, BF_ERR_RESERVED},
+			{24, 99, BF_ERR_LAYER},
+		};
+
+		for (size_t i = 0; i < sizeof(muts) / sizeof(muts[0]); i++)
+		{
+			uint8_t    *b = malloc(size);
+			BfStatus	st;
+
+			CHECK(b != NULL);
+			memcpy(b, value, size);
+			b[muts[i].off] = muts[i].byte;
+			st = bf_header_decode(b, size, NULL, msg, sizeof(msg));
+			if (st != muts[i].st)
+				fprintf(stderr, "scalable mutation at %zu: status %d (%s), expected %d\n",
+						muts[i].off, st, msg, muts[i].st);
+			CHECK(st == muts[i].st);
+			CHECK(bf_header_decode(b, size - 1, NULL, NULL, 0) != BF_OK);
+			free(b);
+		}
+		CHECK(bf_header_decode(value, size - 1, NULL, NULL, 0) == BF_ERR_LENGTH);
+	}
+	/* the layer cap */
+	h.layers = BF_MAX_LAYERS;
+	{
+		BfHeader	layer;
+
+		CHECK(bf_scalable_new_layer(&h, UINT64_C(1) << 33, &layer, msg, sizeof(msg)) == BF_ERR_LAYERS);
+		h.layers = 63;
+		h.ratio = 1e-300;
+		CHECK(bf_scalable_new_layer(&h, UINT64_C(1) << 33, &layer, msg, sizeof(msg)) != BF_OK);
+	}
+	free(value);
+}
+
 int
 main(void)
 {
@@ -1414,6 +1560,7 @@ main(void)
 	test_counting_ops();
 	test_counting_remove();
 	test_cuckoo_ops();
+	test_scalable();
 	simulate_cuckoo(0.01);
 	simulate_cuckoo(0.001);
 	simulate_cuckoo(0.0001);
