@@ -38,13 +38,14 @@ OBJS = \
 	src/bf_agg.o \
 	src/bf_expanded.o \
 	src/bf_agg_auto.o \
+	src/bf_agg_state.o \
 	src/bf_cuckoo.o \
 	$(SHARED_OBJS) \
 	$(CORE_OBJS)
 
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core -I$(srcdir)/src/shared
 
-REGRESS = basics keys io send setops aggregates expanded aggregates_auto shared counting cuckoo scalable
+REGRESS = basics keys io send setops aggregates expanded aggregates_auto agg_state shared counting cuckoo scalable
 REGRESS_OPTS = --load-extension=bloomfilter
 
 PG_CONFIG ?= pg_config

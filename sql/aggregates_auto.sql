@@ -104,11 +104,22 @@ SELECT id, bloom_info(bloom_agg(id % 2) OVER (ORDER BY id))->'capacity' AS capac
        bloom_info(bloom_agg(id, 10) OVER (ORDER BY id))->'added' AS capacity_mode_added
 FROM generate_series(1, 4) id;
 
--- the catalog: internal state, combine and (de)serialization, parallel safe
+-- the catalog: the anyelement forms keep an internal state (combine and
+-- (de)serialization); the forms for keys of a fixed type keep a real type
+-- (bloom_agg_state, bloomfilter) with a combine function, so that Citus
+-- pushes them down; all parallel safe
 SELECT a.aggfnoid::regprocedure AS aggregate, a.aggtranstype::regtype AS state,
        a.aggcombinefn, a.aggserialfn <> 0 AS serial, p.proparallel
 FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
-WHERE p.proname = 'bloom_agg' ORDER BY p.pronargs;
+WHERE p.proname = 'bloom_agg' AND p.proargtypes[0] = 'anyelement'::regtype
+ORDER BY p.pronargs;
+SELECT p.pronargs, a.aggtranstype::regtype AS state, a.aggcombinefn,
+       a.aggserialfn <> 0 AS serial, p.proparallel,
+       string_agg(format_type(p.proargtypes[0], NULL), ', '
+                  ORDER BY format_type(p.proargtypes[0], NULL)) AS key_types
+FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
+WHERE p.proname = 'bloom_agg' AND p.proargtypes[0] <> 'anyelement'::regtype
+GROUP BY 1, 2, 3, 4, 5 ORDER BY 1;
 
 -- bad arguments
 SELECT bloom_agg(name, NULL) FROM auto_names;

@@ -29,9 +29,13 @@
  * struct and the support functions; the mode is fixed by the first non-NULL
  * key's row, and the argument must be the same on every row.
  *
- * Partial states are serialized to bytea (see auto_serialfn), so the
- * aggregates run in parallel.  Citus cannot push an internal-state aggregate
- * down to its workers; the bloomfilter-state forms (bf_agg.c) push down.
+ * The forms with a polymorphic key keep the state as internal and serialize
+ * partial states to bytea (see bloom_agg_auto_serialfn), so they run in
+ * parallel; Citus cannot ship an internal state, and pulls their rows to the
+ * coordinator.  The forms with a key of a fixed type keep the same state in
+ * the type bloom_agg_state (bf_agg_state.c), whose flat form is that
+ * serialization, so Citus pushes them down.  The transition, combine, final
+ * and (de)serialization steps below serve both.
  */
 #include "postgres.h"
 
@@ -46,6 +50,7 @@
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 
+#include "bf_agg_auto.h"
 #include "bf_keys.h"
 #include "bf_sizing.h"
 #include "bf_value.h"
@@ -79,28 +84,6 @@ StaticAssertDecl(AUTO_MAX_DISTINCT < AUTO_MAX_SLOTS,
 #define AUTO_SER_VERSION	1
 #define AUTO_SER_HEADER		32
 
-typedef enum AutoMode
-{
-	AUTO_SIZED = 1,				/* capacity given: a filter built in place */
-	AUTO_HASHES = 2				/* self-sizing: collect hashes */
-} AutoMode;
-
-typedef struct AutoState
-{
-	AutoMode	mode;
-	double		param;			/* the second argument as given */
-	/* AUTO_HASHES */
-	double		fpr;
-	uint64		cap;			/* most distinct hashes accepted */
-	uint8		key_kind;
-	bool		sorted;			/* hashes[0 .. nhashes) sorted, unique */
-	uint64		nrows;			/* non-NULL keys added */
-	uint64	   *hashes;
-	Size		nhashes;
-	Size		nslots;
-	/* AUTO_SIZED */
-	BfValue		filter;
-} AutoState;
 
 /*
  * Per call site (fn_extra): the key type, the last cap computed, and the
@@ -155,9 +138,25 @@ filter_type_oid(FunctionCallInfo fcinfo)
 static const BfKeyType *
 auto_key_type(FunctionCallInfo fcinfo, AutoSite *site)
 {
+	/* the last one resolved without a call expression (Citus: every row) */
+	static BfKeyType bare_last;
+
 	if (site->key.typid == InvalidOid)
-		bf_key_type_init(&site->key, get_fn_expr_argtype(fcinfo->flinfo, 1),
-						 PG_GET_COLLATION(), filter_type_oid(fcinfo));
+	{
+		Oid			typid = bf_key_arg_type(fcinfo, 1);
+		bool		bare = fcinfo->flinfo->fn_expr == NULL;
+
+		if (bare && bare_last.typid == typid &&
+			bare_last.collation == PG_GET_COLLATION())
+			site->key = bare_last;
+		else
+		{
+			bf_key_type_init(&site->key, typid, PG_GET_COLLATION(),
+							 filter_type_oid(fcinfo));
+			if (bare)
+				bare_last = site->key;
+		}
+	}
 	return &site->key;
 }
 
@@ -533,27 +532,16 @@ merge_hashes(AutoState *dst, AutoState *src)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Support functions                                                       */
+/* The steps, for both state types                                         */
 
-/*
- * bloom_agg_auto_transfn(state, key [, capacity_or_fpr])
- *
- * NULL keys are skipped; the first non-NULL key creates the state.
- */
-Datum
-bloom_agg_auto_transfn(PG_FUNCTION_ARGS)
+AutoState *
+bf_auto_transition(FunctionCallInfo fcinfo, AutoState *st, MemoryContext cxt)
 {
-	MemoryContext aggcxt;
-	AutoState  *st;
 	double		param = AUTO_DEFAULT_FPR;
 	AutoSite   *site;
 	const BfKeyType *kt;
 	BfHash		hashes[BF_KEY_MAX_FORMS];
 	int			n;
-
-	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		elog(ERROR, "bloom_agg_auto_transfn called in non-aggregate context");
-	st = PG_ARGISNULL(0) ? NULL : (AutoState *) PG_GETARG_POINTER(0);
 
 	/* the second argument is checked on every row, NULL keys included */
 	if (PG_NARGS() > 2)
@@ -572,7 +560,7 @@ bloom_agg_auto_transfn(PG_FUNCTION_ARGS)
 		{
 			if (st->param != param)
 				param_changed_error();
-			PG_RETURN_POINTER(st);
+			return st;
 		}
 		if (!site->param_checked || site->checked_param != param)
 		{
@@ -581,12 +569,12 @@ bloom_agg_auto_transfn(PG_FUNCTION_ARGS)
 			site->checked_param = param;
 			site->param_checked = true;
 		}
-		PG_RETURN_NULL();
+		return NULL;
 	}
 
 	if (st == NULL)
 	{
-		MemoryContext oldcxt = MemoryContextSwitchTo(aggcxt);
+		MemoryContext oldcxt = MemoryContextSwitchTo(cxt);
 
 		st = state_create(param, site);
 		MemoryContextSwitchTo(oldcxt);
@@ -619,25 +607,13 @@ bloom_agg_auto_transfn(PG_FUNCTION_ARGS)
 		}
 		st->sorted = false;
 	}
-	PG_RETURN_POINTER(st);
+	return st;
 }
 
-/*
- * bloom_agg_auto_finalfn(state): the filter.  Does not change what the state
- * holds (it may compact the hashes in place), so window aggregation can go
- * on with it.
- */
 Datum
-bloom_agg_auto_finalfn(PG_FUNCTION_ARGS)
+bf_auto_result(FunctionCallInfo fcinfo, AutoState *st)
 {
-	AutoState  *st;
 	BfValue		v;
-
-	if (!AggCheckCallContext(fcinfo, NULL))
-		elog(ERROR, "bloom_agg_auto_finalfn called in non-aggregate context");
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	st = (AutoState *) PG_GETARG_POINTER(0);
 
 	if (st->mode == AUTO_SIZED)
 	{
@@ -669,6 +645,200 @@ bloom_agg_auto_finalfn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(v.raw);
 }
 
+AutoState *
+bf_auto_copy(const AutoState *src)
+{
+	return state_copy(src);
+}
+
+void
+bf_auto_merge(AutoState *a, AutoState *b, MemoryContext cxt)
+{
+	if (a->mode != b->mode || a->param != b->param)
+		param_changed_error();
+	if (a->mode == AUTO_SIZED)
+		bf_value_merge(&a->filter, &b->filter, BF_MERGE_UNION);
+	else
+	{
+		MemoryContext oldcxt;
+
+		if (a->key_kind != BF_KEY_NONE && b->key_kind != BF_KEY_NONE &&
+			a->key_kind != b->key_kind)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("cannot unite a bloom filter of key kind %s with one of key kind %s",
+							bf_key_kind_name(a->key_kind),
+							bf_key_kind_name(b->key_kind)),
+					 errhint("Both filters must be built from keys of the same kind.")));
+		oldcxt = MemoryContextSwitchTo(cxt);
+		merge_hashes(a, b);
+		MemoryContextSwitchTo(oldcxt);
+	}
+}
+
+/*
+ * The serialized form (the payload of a bloom_agg_auto_serialfn result and
+ * of a flat bloom_agg_state).  Capacity mode: the filter's bytes (the
+ * portable format, magic "BLMF").  Self-sizing: the hashes, compacted (all
+ * integers little-endian):
+ *
+ *	offset	size	field
+ *	0		4		magic "BLMA"
+ *	4		1		version (1)
+ *	5		1		key kind
+ *	6		2		zero
+ *	8		8		fpr, IEEE-754 binary64
+ *	16		8		rows added (non-NULL keys)
+ *	24		8		n, the number of hashes (at least 1)
+ *	32		8 n		the hashes, strictly increasing
+ *
+ * bf_auto_serial_size compacts the hashes (which does not change the state's
+ * meaning); a state past its cap stops here, with the error a serial build
+ * gives, rather than reaching the leader or the coordinator.
+ */
+Size
+bf_auto_serial_size(AutoState *st)
+{
+	if (st->mode == AUTO_SIZED)
+		return VARSIZE(st->filter.raw) - VARHDRSZ;
+	compact(st);
+	if (st->nhashes > st->cap)
+		too_many_error(st->cap, st->nhashes);
+	return AUTO_SER_HEADER + st->nhashes * sizeof(uint64);
+}
+
+void
+bf_auto_serialize(const AutoState *st, uint8 *p)
+{
+	uint64		fbits;
+
+	if (st->mode == AUTO_SIZED)
+	{
+		memcpy(p, VARDATA(st->filter.raw), VARSIZE(st->filter.raw) - VARHDRSZ);
+		return;
+	}
+	Assert(st->sorted);
+	memcpy(p, AUTO_SER_MAGIC, 4);
+	p[4] = AUTO_SER_VERSION;
+	p[5] = st->key_kind;
+	p[6] = p[7] = 0;
+	memcpy(&fbits, &st->fpr, sizeof(fbits));
+	bf_write_u64le(p + 8, fbits);
+	bf_write_u64le(p + 16, st->nrows);
+	bf_write_u64le(p + 24, (uint64) st->nhashes);
+	p += AUTO_SER_HEADER;
+#ifdef WORDS_BIGENDIAN
+	for (Size i = 0; i < st->nhashes; i++)
+		bf_write_u64le(p + 8 * i, st->hashes[i]);
+#else
+	memcpy(p, st->hashes, st->nhashes * sizeof(uint64));
+#endif
+}
+
+const char *
+bf_auto_deserialize(const uint8 *p, Size len, AutoState *st)
+{
+	memset(st, 0, sizeof(AutoState));
+	if (len >= 4 && memcmp(p, AUTO_SER_MAGIC, 4) != 0)
+	{
+		/* a capacity-mode filter */
+		struct varlena *raw;
+		double		param;
+		BfHeader	h;
+		char		msg[256];
+
+		if (bf_header_decode(p, len, &h, msg, sizeof(msg)) != BF_OK)
+			return psprintf("%s.", bf_sentence(msg));
+		raw = palloc(VARHDRSZ + len);
+		SET_VARSIZE(raw, VARHDRSZ + len);
+		memcpy(VARDATA(raw), p, len);
+		bf_value_open(raw, &st->filter);
+		param = (double) st->filter.hdr.capacity;
+		if (st->filter.hdr.layout != BF_LAYOUT_BLOCKED ||
+			st->filter.hdr.target_fpr != AUTO_DEFAULT_FPR ||
+			param != floor(param) || param < 1.0)
+			return "The state's filter is not one that bloom_agg(key, capacity) builds.";
+		st->mode = AUTO_SIZED;
+		st->param = param;
+		st->fpr = AUTO_DEFAULT_FPR;
+	}
+	else
+	{
+		uint64		fbits,
+					n;
+		const uint8 *h;
+
+		if (len < AUTO_SER_HEADER || p[4] != AUTO_SER_VERSION ||
+			p[5] > BF_KEY_KIND_MAX || p[6] != 0 || p[7] != 0)
+			return "The state's header is invalid.";
+		fbits = bf_read_u64le(p + 8);
+		memcpy(&st->fpr, &fbits, sizeof(fbits));
+		st->nrows = bf_read_u64le(p + 16);
+		n = bf_read_u64le(p + 24);
+		if (!(st->fpr > 0.0 && st->fpr < 1.0))
+			return "The state's false-positive rate is not between 0 and 1.";
+		st->cap = auto_cap(st->fpr, NULL);
+
+		/* the serialization never holds more than the cap */
+		if (n > st->cap || n > (len - AUTO_SER_HEADER) / 8 ||
+			len != AUTO_SER_HEADER + n * 8 || n == 0 || st->nrows < n)
+			return "The state's counts do not match its length.";
+		st->mode = AUTO_HASHES;
+		st->param = st->fpr;
+		st->key_kind = p[5];
+		st->nhashes = (Size) n;
+		st->nslots = Max(st->nhashes, (Size) AUTO_MIN_SLOTS);
+		st->hashes = palloc(st->nslots * sizeof(uint64));
+		h = p + AUTO_SER_HEADER;
+		for (Size i = 0; i < st->nhashes; i++)
+		{
+			st->hashes[i] = bf_read_u64le(h + 8 * i);
+			if (i > 0 && st->hashes[i] <= st->hashes[i - 1])
+				return "The state's hashes are not strictly increasing.";
+		}
+		st->sorted = true;
+	}
+	return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Support functions of the forms with an internal state                   */
+
+/*
+ * bloom_agg_auto_transfn(state, key [, capacity_or_fpr])
+ *
+ * NULL keys are skipped; the first non-NULL key creates the state.
+ */
+Datum
+bloom_agg_auto_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt;
+	AutoState  *st;
+
+	if (!AggCheckCallContext(fcinfo, &aggcxt))
+		elog(ERROR, "bloom_agg_auto_transfn called in non-aggregate context");
+	st = PG_ARGISNULL(0) ? NULL : (AutoState *) PG_GETARG_POINTER(0);
+	st = bf_auto_transition(fcinfo, st, aggcxt);
+	if (st == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_POINTER(st);
+}
+
+/*
+ * bloom_agg_auto_finalfn(state): the filter.  Does not change what the state
+ * holds (it may compact the hashes in place), so window aggregation can go
+ * on with it.
+ */
+Datum
+bloom_agg_auto_finalfn(PG_FUNCTION_ARGS)
+{
+	if (!AggCheckCallContext(fcinfo, NULL))
+		elog(ERROR, "bloom_agg_auto_finalfn called in non-aggregate context");
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	return bf_auto_result(fcinfo, (AutoState *) PG_GETARG_POINTER(0));
+}
+
 /* bloom_agg_auto_combinefn(state, state) */
 Datum
 bloom_agg_auto_combinefn(PG_FUNCTION_ARGS)
@@ -696,94 +866,25 @@ bloom_agg_auto_combinefn(PG_FUNCTION_ARGS)
 		MemoryContextSwitchTo(oldcxt);
 		PG_RETURN_POINTER(a);
 	}
-
-	if (a->mode != b->mode || a->param != b->param)
-		param_changed_error();
-	if (a->mode == AUTO_SIZED)
-		bf_value_merge(&a->filter, &b->filter, BF_MERGE_UNION);
-	else
-	{
-		MemoryContext oldcxt;
-
-		if (a->key_kind != BF_KEY_NONE && b->key_kind != BF_KEY_NONE &&
-			a->key_kind != b->key_kind)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("cannot unite a bloom filter of key kind %s with one of key kind %s",
-							bf_key_kind_name(a->key_kind),
-							bf_key_kind_name(b->key_kind)),
-					 errhint("Both filters must be built from keys of the same kind.")));
-		oldcxt = MemoryContextSwitchTo(aggcxt);
-		merge_hashes(a, b);
-		MemoryContextSwitchTo(oldcxt);
-	}
+	bf_auto_merge(a, b, aggcxt);
 	PG_RETURN_POINTER(a);
 }
 
-/*
- * bloom_agg_auto_serialfn(state) returns bytea
- *
- * Capacity mode: the filter's bytes (the portable format, magic "BLMF").
- * Self-sizing: the hashes, compacted (all integers little-endian):
- *
- *	offset	size	field
- *	0		4		magic "BLMA"
- *	4		1		version (1)
- *	5		1		key kind
- *	6		2		zero
- *	8		8		fpr, IEEE-754 binary64
- *	16		8		rows added (non-NULL keys)
- *	24		8		n, the number of hashes
- *	32		8 n		the hashes, strictly increasing
- */
+/* bloom_agg_auto_serialfn(state) returns bytea: see bf_auto_serial_size */
 Datum
 bloom_agg_auto_serialfn(PG_FUNCTION_ARGS)
 {
 	AutoState  *st;
 	bytea	   *res;
-	uint8	   *p;
-	uint64		fbits;
+	Size		len;
 
 	if (!AggCheckCallContext(fcinfo, NULL))
 		elog(ERROR, "bloom_agg_auto_serialfn called in non-aggregate context");
 	st = (AutoState *) PG_GETARG_POINTER(0);
-
-	if (st->mode == AUTO_SIZED)
-	{
-		Size		len = VARSIZE(st->filter.raw);
-
-		res = palloc(len);
-		memcpy(res, st->filter.raw, len);
-		PG_RETURN_BYTEA_P(res);
-	}
-
-	/*
-	 * A worker's partial state past the cap stops here, with the error a
-	 * serial build gives, rather than reaching the leader (whose
-	 * deserializer would take more than AUTO_MAX_DISTINCT hashes for a
-	 * corrupt state).
-	 */
-	compact(st);
-	if (st->nhashes > st->cap)
-		too_many_error(st->cap, st->nhashes);
-	res = palloc(VARHDRSZ + AUTO_SER_HEADER + st->nhashes * sizeof(uint64));
-	SET_VARSIZE(res, VARHDRSZ + AUTO_SER_HEADER + st->nhashes * sizeof(uint64));
-	p = (uint8 *) VARDATA(res);
-	memcpy(p, AUTO_SER_MAGIC, 4);
-	p[4] = AUTO_SER_VERSION;
-	p[5] = st->key_kind;
-	p[6] = p[7] = 0;
-	memcpy(&fbits, &st->fpr, sizeof(fbits));
-	bf_write_u64le(p + 8, fbits);
-	bf_write_u64le(p + 16, st->nrows);
-	bf_write_u64le(p + 24, (uint64) st->nhashes);
-	p += AUTO_SER_HEADER;
-#ifdef WORDS_BIGENDIAN
-	for (Size i = 0; i < st->nhashes; i++)
-		bf_write_u64le(p + 8 * i, st->hashes[i]);
-#else
-	memcpy(p, st->hashes, st->nhashes * sizeof(uint64));
-#endif
+	len = bf_auto_serial_size(st);
+	res = palloc(VARHDRSZ + len);
+	SET_VARSIZE(res, VARHDRSZ + len);
+	bf_auto_serialize(st, (uint8 *) VARDATA(res));
 	PG_RETURN_BYTEA_P(res);
 }
 
@@ -792,70 +893,15 @@ Datum
 bloom_agg_auto_deserialfn(PG_FUNCTION_ARGS)
 {
 	bytea	   *b;
-	const uint8 *p;
-	Size		len;
 	AutoState  *st;
+	const char *why;
 
 	if (!AggCheckCallContext(fcinfo, NULL))
 		elog(ERROR, "bloom_agg_auto_deserialfn called in non-aggregate context");
 	b = PG_GETARG_BYTEA_P(0);
-	p = (const uint8 *) VARDATA(b);
-	len = VARSIZE(b) - VARHDRSZ;
-	st = palloc0(sizeof(AutoState));
-
-	if (len >= 4 && memcmp(p, AUTO_SER_MAGIC, 4) != 0)
-	{
-		/* a capacity-mode filter; bf_value_open validates every field */
-		struct varlena *raw = palloc(VARHDRSZ + len);
-		double		param;
-
-		SET_VARSIZE(raw, VARHDRSZ + len);
-		memcpy(VARDATA(raw), p, len);
-		bf_value_open(raw, &st->filter);
-		param = (double) st->filter.hdr.capacity;
-		if (st->filter.hdr.layout != BF_LAYOUT_BLOCKED ||
-			st->filter.hdr.target_fpr != AUTO_DEFAULT_FPR ||
-			param != floor(param) || param < 1.0)
-			elog(ERROR, "invalid bloom_agg partial state: unexpected filter parameters");
-		st->mode = AUTO_SIZED;
-		st->param = param;
-		st->fpr = AUTO_DEFAULT_FPR;
-	}
-	else
-	{
-		uint64		fbits,
-					n;
-		const uint8 *h;
-
-		if (len < AUTO_SER_HEADER || p[4] != AUTO_SER_VERSION ||
-			p[5] > BF_KEY_KIND_MAX || p[6] != 0 || p[7] != 0)
-			elog(ERROR, "invalid bloom_agg partial state: bad header");
-		fbits = bf_read_u64le(p + 8);
-		memcpy(&st->fpr, &fbits, sizeof(fbits));
-		st->nrows = bf_read_u64le(p + 16);
-		n = bf_read_u64le(p + 24);
-		if (!(st->fpr > 0.0 && st->fpr < 1.0))
-			elog(ERROR, "invalid bloom_agg partial state: bad rate");
-		st->cap = auto_cap(st->fpr, auto_site(fcinfo));
-
-		/* the serialization function never sends more than the cap */
-		if (n > st->cap || n > (len - AUTO_SER_HEADER) / 8 ||
-			len != AUTO_SER_HEADER + n * 8 || n == 0 || st->nrows < n)
-			elog(ERROR, "invalid bloom_agg partial state: bad counts or length");
-		st->mode = AUTO_HASHES;
-		st->param = st->fpr;
-		st->key_kind = p[5];
-		st->nhashes = (Size) n;
-		st->nslots = Max(st->nhashes, (Size) AUTO_MIN_SLOTS);
-		st->hashes = palloc(st->nslots * sizeof(uint64));
-		h = p + AUTO_SER_HEADER;
-		for (Size i = 0; i < st->nhashes; i++)
-		{
-			st->hashes[i] = bf_read_u64le(h + 8 * i);
-			if (i > 0 && st->hashes[i] <= st->hashes[i - 1])
-				elog(ERROR, "invalid bloom_agg partial state: hashes not increasing");
-		}
-		st->sorted = true;
-	}
+	st = palloc(sizeof(AutoState));
+	why = bf_auto_deserialize((const uint8 *) VARDATA(b), VARSIZE(b) - VARHDRSZ, st);
+	if (why != NULL)
+		elog(ERROR, "invalid bloom_agg partial state: %s", why);
 	PG_RETURN_POINTER(st);
 }

@@ -566,13 +566,28 @@ bf_call_site_key(FunctionCallInfo fcinfo, BfCallSite *site, Oid keytype,
 {
 	Oid			collation = PG_GET_COLLATION();
 
+	/*
+	 * The last key type resolved for a caller without call expressions: that
+	 * caller (Citus) gives us a new FmgrInfo, so a new call site, per row.
+	 */
+	static BfKeyType bare_last;
+
 	if (site->key.typid != keytype || site->key.collation != collation)
 	{
 		Oid			filter_typid = get_fn_expr_argtype(fcinfo->flinfo, filter_argno);
+		bool		bare = fcinfo->flinfo->fn_expr == NULL;
 
+		if (bare && bare_last.typid == keytype && bare_last.collation == collation &&
+			OidIsValid(keytype))
+		{
+			site->key = bare_last;
+			return &site->key;
+		}
 		/* reset first: a failed init must not leave a half-set entry */
 		site->key.typid = InvalidOid;
 		bf_key_type_init(&site->key, keytype, collation, filter_typid);
+		if (bare)
+			bare_last = site->key;
 	}
 	return &site->key;
 }

@@ -119,12 +119,13 @@ typedef struct BfProbe
 
 /*
  * The key type of argument key_argno, resolved on the first call: the type
- * and collation of an argument are fixed for a call site.
+ * and collation of an argument are fixed for a call site.  Without a call
+ * expression (Citus), the declared type of the argument is used.
  */
 #define bf_call_site_arg_key(fcinfo, site, key_argno, filter_argno) \
 	((site)->key.typid != InvalidOid ? (const BfKeyType *) &(site)->key : \
 	 bf_call_site_key((fcinfo), (site), \
-					  get_fn_expr_argtype((fcinfo)->flinfo, (key_argno)), \
+					  bf_key_arg_type((fcinfo), (key_argno)), \
 					  (filter_argno)))
 
 /* GUC bloomfilter.cache_size (MB) and the cache's callbacks (from _PG_init) */

@@ -34,4 +34,16 @@
 	pg_namespace_aclcheck((nspid), (roleid), (mode))
 #endif
 
+/*
+ * Input errors are "soft" on PostgreSQL 16 and later (pg_input_is_valid and
+ * friends: the input function's fcinfo->context collects them), hard errors
+ * before.
+ */
+#if PG_VERSION_NUM >= 160000
+#include "nodes/miscnodes.h"
+#define BF_INPUT_ERROR(fcinfo, ...) ereturn((fcinfo)->context, (Datum) 0, __VA_ARGS__)
+#else
+#define BF_INPUT_ERROR(fcinfo, ...) ereport(ERROR, __VA_ARGS__)
+#endif
+
 #endif							/* BF_COMPAT_H */

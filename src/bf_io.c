@@ -13,9 +13,6 @@
 #include "fmgr.h"
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
-#if PG_VERSION_NUM >= 160000
-#include "nodes/miscnodes.h"
-#endif
 
 #include "bf_text.h"
 #include "bf_value.h"
@@ -27,15 +24,8 @@ PG_FUNCTION_INFO_V1(bloomfilter_send);
 PG_FUNCTION_INFO_V1(bloom_to_bytea);
 PG_FUNCTION_INFO_V1(bloom_from_bytea);
 
-/*
- * Input errors are "soft" on PostgreSQL 16 and later (pg_input_is_valid and
- * friends), hard errors before.
- */
-#if PG_VERSION_NUM >= 160000
-#define INPUT_ERROR(fcinfo, ...) ereturn((fcinfo)->context, (Datum) 0, __VA_ARGS__)
-#else
-#define INPUT_ERROR(fcinfo, ...) ereport(ERROR, __VA_ARGS__)
-#endif
+/* Input errors: BF_INPUT_ERROR (bf_compat.h), soft on PostgreSQL 16+. */
+#define INPUT_ERROR BF_INPUT_ERROR
 
 /* A new value holding the given buffer (format bytes), validated. */
 static struct varlena *

@@ -66,15 +66,18 @@
 #include "access/htup_details.h"
 #include "catalog/dependency.h"
 #include "catalog/pg_collation.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "mb/pg_wchar.h"
+#include "nodes/nodeFuncs.h"
 #include "parser/parse_coerce.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 #include "utils/pg_locale.h"
+#include "utils/regproc.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
@@ -222,6 +225,75 @@ bf_key_type_usable(Oid typid, Oid collation)
 		return false;
 	return kind != BF_KEY_TEXT || !OidIsValid(collation) ||
 		get_collation_isdeterministic(collation);
+}
+
+/*
+ * The declared type of argument argno of function fnoid.  The last answer is
+ * kept: a caller without call expressions asks the same on every row.
+ */
+static Oid
+declared_arg_type(Oid fnoid, int argno)
+{
+	static Oid	last_fnoid = InvalidOid;
+	static int	last_argno = -1;
+	static Oid	last_type = InvalidOid;
+	HeapTuple	tup;
+	Form_pg_proc proc;
+	Oid			type;
+
+	if (fnoid == last_fnoid && argno == last_argno)
+		return last_type;
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fnoid));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for function %u", fnoid);
+	proc = (Form_pg_proc) GETSTRUCT(tup);
+	if (argno < 0 || argno >= proc->pronargs)
+		elog(ERROR, "function %u has no argument %d", fnoid, argno);
+	type = proc->proargtypes.values[argno];
+	ReleaseSysCache(tup);
+	if (IsPolymorphicType(type))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDETERMINATE_DATATYPE),
+				 errmsg("could not determine the type of the bloomfilter key"),
+				 errdetail("Function %s was called without its call expression, and its key argument is of the polymorphic type %s.",
+						   format_procedure(fnoid), format_type_be(type)),
+				 errhint("Cast the key to a type of its own overload: smallint, integer, bigint, text, varchar, char(n), name, uuid or bytea.")));
+	last_fnoid = fnoid;
+	last_argno = argno;
+	last_type = type;
+	return type;
+}
+
+/*
+ * An aggregate's key that reached an overload of a fixed type through an
+ * implicit cast (citext to text, say) is refused as its own type would be:
+ * the cast must not let a key type the filters cannot follow in.
+ */
+static void
+check_agg_key_source(FunctionCallInfo fcinfo, int argno, Oid type)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	TargetEntry *te;
+	Oid			source;
+	BfKeyType	kt;
+
+	if (aggref == NULL || argno < 1 || list_length(aggref->args) < argno)
+		return;
+	te = (TargetEntry *) list_nth(aggref->args, argno - 1);
+	source = exprType(strip_implicit_coercions((Node *) te->expr));
+	if (source != type && OidIsValid(source))
+		bf_key_type_init(&kt, source, exprCollation((Node *) te->expr), InvalidOid);
+}
+
+Oid
+bf_key_arg_type(FunctionCallInfo fcinfo, int argno)
+{
+	Oid			type = get_fn_expr_argtype(fcinfo->flinfo, argno);
+
+	if (!OidIsValid(type))
+		return declared_arg_type(fcinfo->flinfo->fn_oid, argno);
+	check_agg_key_source(fcinfo, argno, type);
+	return type;
 }
 
 /* Hash a varlena's payload (detoasting only if needed). */

@@ -8,6 +8,8 @@
 
 #include "postgres.h"
 
+#include "fmgr.h"
+
 #include "bf_compat.h"
 
 #include "bf_format.h"
@@ -39,6 +41,17 @@ extern void bf_key_type_init(BfKeyType *kt, Oid typid, Oid collation,
  * must not raise an error, such as a DDL check.)
  */
 extern bool bf_key_type_usable(Oid typid, Oid collation);
+
+/*
+ * The type of argument argno of the function called: that of the call's
+ * expression, or, when the caller passes none (Citus's worker_partial_agg
+ * calls an aggregate's transition function so, with a new FmgrInfo for every
+ * row), the function's declared type.  A polymorphic declared type is an
+ * error then.  In an aggregate's transition function, a key that reached the
+ * argument's type through an implicit cast must itself be a supported key
+ * type (or the call is an error).
+ */
+extern Oid	bf_key_arg_type(FunctionCallInfo fcinfo, int argno);
 
 /*
  * Hash a (non-NULL) key of that type for a filter of the given layout: the
