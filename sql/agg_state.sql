@@ -51,14 +51,17 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 EXPLAIN (COSTS OFF) SELECT bloom_agg(t) FROM st_keys;
+-- (text keys ending in blanks add two hashes each: more hashes than rows)
 CREATE TEMP TABLE st_par AS
-SELECT bloom_agg(t) AS bf, bloom_agg(t, 100) AS bf_cap FROM st_keys;
+SELECT bloom_agg(t) AS bf, bloom_agg(t, 100) AS bf_cap,
+       bloom_agg(t || repeat(' ', i % 3)) AS bf_blanks FROM st_keys;
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 SELECT bloom_agg(t) = (SELECT bf FROM st_par) AS parallel_equals_serial,
-       bloom_agg(t, 100) = (SELECT bf_cap FROM st_par) AS parallel_equals_serial_capacity
+       bloom_agg(t, 100) = (SELECT bf_cap FROM st_par) AS parallel_equals_serial_capacity,
+       bloom_agg(t || repeat(' ', i % 3)) = (SELECT bf_blanks FROM st_par) AS parallel_equals_serial_blanks
 FROM st_keys;
 
 -- bloom_agg_state's text form is its binary form in base64.  Self-sizing:
@@ -116,7 +119,9 @@ SELECT what, st_try(t) FROM (VALUES
 	('short header', 'QkxNQQE='),
 	('version 2', st_make(1, 3, ARRAY[1, 2, 3], version => 2)),
 	('no hashes', st_make(1, 0, ARRAY[]::bigint[])),
-	('fewer rows than hashes', st_make(1, 2, ARRAY[1, 2, 3])),
+	('3 hashes of 1 text row', st_make(1, 1, ARRAY[1, 2, 3])),
+	('4 hashes of 1 row', st_make(1, 1, ARRAY[1, 2, 3, 4])),
+	('no rows', st_make(1, 0, ARRAY[1])),
 	('hashes not increasing', st_make(1, 3, ARRAY[1, 3, 2])),
 	('duplicate hashes', st_make(1, 3, ARRAY[1, 2, 2])),
 	('rate of 0', st_make(1, 3, ARRAY[1, 2, 3], fpr_le => '\x0000000000000000')),

@@ -780,8 +780,10 @@ bf_auto_deserialize(const uint8 *p, Size len, AutoState *st)
 		st->cap = auto_cap(st->fpr, NULL);
 
 		/* the serialization never holds more than the cap */
+		/* a row adds at most BF_KEY_MAX_FORMS hashes (text keys: several) */
 		if (n > st->cap || n > (len - AUTO_SER_HEADER) / 8 ||
-			len != AUTO_SER_HEADER + n * 8 || n == 0 || st->nrows < n)
+			len != AUTO_SER_HEADER + n * 8 || n == 0 ||
+			(n - 1) / BF_KEY_MAX_FORMS >= st->nrows)
 			return "The state's counts do not match its length.";
 		st->mode = AUTO_HASHES;
 		st->param = st->fpr;
