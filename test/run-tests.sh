@@ -16,10 +16,13 @@
 #     it with the server on every key kind (test/reader/),
 #  7. stops the server, then runs the Perl TAP tests test/tap/*.pl (they start
 #     their own servers), as the postgres user when run as root,
+#  7b. runs test/citus/run.sh (its own Citus coordinator and two workers)
+#     when the installation has Citus; else notes "skipped: Citus not
+#     installed",
 #  8. removes everything it created and prints, as its very last line,
 #     "N passed, N failed" (suites: each regress test, pgTAP file, TAP file,
-#     and the core unit tests; a failed step such as the build counts as a
-#     failure).  Exits non-zero if anything failed.
+#     the Citus script, and the core unit tests; a failed step such as the
+#     build counts as a failure).  Exits non-zero if anything failed.
 #
 # Environment: BF_PG_BINDIR (the PostgreSQL installation to test on, default
 # Debian's PostgreSQL 15; see test/lib.sh), BF_SERVER_ONLY=1 (skip step 3,
@@ -292,6 +295,26 @@ run_tap() {
 	done
 }
 
+# --------------------------------------------------------------- Citus ----
+# test/citus/run.sh starts its own coordinator and two workers when the
+# installation has Citus (citus.control in its share directory); one suite.
+run_citus() {
+	local log rc=0 last
+	log=$(mktemp "${TMPDIR:-/tmp}/bloomfilter-citus-log.XXXXXX")
+	CLEANUP_DIRS+=("$log")
+	bf_say "Citus: test/citus/run.sh"
+	echo "---------------- test/citus/run.sh ----------------"
+	BF_CITUS_BUILD=0 bf_timeout bash test/citus/run.sh 2>&1 | tee "$log" || rc=$?
+	last=$(tail -n 1 "$log")
+	if [[ $last == skipped:* ]]; then
+		note "citus: $last"
+	elif ((rc == 0)) && [[ $last =~ ^[0-9]+\ passed,\ 0\ failed$ ]]; then
+		pass "citus: test/citus/run.sh ($last)"
+	else
+		fail "citus: test/citus/run.sh (${last:-no summary line})"
+	fi
+}
+
 # ---------------------------------------------------------------- main ----
 bf_say "bloomfilter test suite in $BF_REPO"
 if ! bf_ensure_packages; then
@@ -333,8 +356,9 @@ if ((built)); then
 	fi
 	bf_stop_server || true
 	run_tap
+	run_citus
 else
-	note "regress, pgtap, tap: not run (the build failed)"
+	note "regress, pgtap, tap, citus: not run (the build failed)"
 fi
 
 cleanup
