@@ -60,7 +60,7 @@ check_same_sizing(const BfValue *v, int64 capacity, double fpr, int layout)
  * looked at again each time the count doubles.
  */
 static void
-notice_if_crowded(BfCallSite *site, const BfValue *v)
+notice_if_crowded_at(BfCallSite *site, const BfValue *v)
 {
 	if (site->crowded_warned)
 		return;
@@ -78,6 +78,40 @@ notice_if_crowded(BfCallSite *site, const BfValue *v)
 	else
 		site->crowded_next = v->hdr.added > PG_UINT64_MAX / 2 ?
 			PG_UINT64_MAX : 2 * v->hdr.added;
+}
+
+/*
+ * A caller without call expressions (Citus's worker_partial_agg) makes a new
+ * call site per row: there the bounds found for the last filter are kept
+ * here, so that they are not searched for again on every row, and a filter's
+ * first key starts over.
+ */
+static void
+notice_if_crowded(FunctionCallInfo fcinfo, BfCallSite *site, const BfValue *v)
+{
+	static BfCallSite bare;
+
+	if (fcinfo->flinfo->fn_expr != NULL)
+	{
+		notice_if_crowded_at(site, v);
+		return;
+	}
+	if (v->hdr.added <= 1)
+	{
+		bare.crowded_warned = false;
+		bare.crowded_next = bare.crowded_at;
+	}
+	site->crowded_warned = bare.crowded_warned;
+	site->crowded_nbits = bare.crowded_nbits;
+	site->crowded_fpr = bare.crowded_fpr;
+	site->crowded_at = bare.crowded_at;
+	site->crowded_next = bare.crowded_next;
+	notice_if_crowded_at(site, v);
+	bare.crowded_warned = site->crowded_warned;
+	bare.crowded_nbits = site->crowded_nbits;
+	bare.crowded_fpr = site->crowded_fpr;
+	bare.crowded_at = site->crowded_at;
+	bare.crowded_next = site->crowded_next;
 }
 
 /*
@@ -156,7 +190,7 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 	for (int h = 0; h < n; h++)
 		bf_add_hash(&v.hdr, v.bits, hashes[h]);
 	bf_value_note_added(&v, kt->kind, 1);
-	notice_if_crowded(site, &v);
+	notice_if_crowded(fcinfo, site, &v);
 	PG_RETURN_POINTER(v.raw);
 }
 
@@ -170,7 +204,7 @@ merge_transfn(FunctionCallInfo fcinfo, BfMergeOp op)
 	bf_value_from_datum(PG_GETARG_DATUM(1), false, &other);
 	bf_value_merge(&state, &other, op);
 	if (op == BF_MERGE_UNION)
-		notice_if_crowded(bf_call_site(fcinfo), &state);
+		notice_if_crowded(fcinfo, bf_call_site(fcinfo), &state);
 	PG_RETURN_POINTER(state.raw);
 }
 

@@ -103,7 +103,7 @@ axp_create(MemoryContext parent)
 	MemoryContext cxt;
 	AutoExpanded *x;
 
-	cxt = AllocSetContextCreate(parent, "bloom_agg_state", ALLOCSET_DEFAULT_SIZES);
+	cxt = AllocSetContextCreate(parent, "bloom_agg_state", ALLOCSET_SMALL_SIZES);
 	x = (AutoExpanded *) MemoryContextAllocZero(cxt, sizeof(AutoExpanded));
 	EOH_init_header(&x->eoh, &axp_methods, cxt);
 	return x;

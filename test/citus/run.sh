@@ -388,15 +388,18 @@ measure_one() { # sql -> bytes
 
 measure_transfer() {
 	local n=$1 before after cap res
-	q -c "CREATE TABLE mt (id bigint, k text); SELECT create_distributed_table('mt', 'id');
-	      INSERT INTO mt SELECT i, 'user-' || i FROM generate_series(1, $n) i" >/dev/null
+	q -c "CREATE TABLE mt (id bigint, k text, k20 text); SELECT create_distributed_table('mt', 'id');
+	      INSERT INTO mt SELECT i, 'user-' || i, 'user-' || i % ($n / 20 + 1) FROM generate_series(1, $n) i" >/dev/null
 	# a type with no overload of its own reaches the anyelement form; it is
 	# hashed as text (bloom_literal is text under another name)
 	res=$(q -c "SELECT bloom_agg(k::bloom_literal) = bloom_agg(k), bloom_agg(k::bloom_literal, $n, 0.01) = bloom_agg(k, $n, 0.01) FROM mt")
 	before=$(measure_one "SELECT bloom_agg(k::bloom_literal) FROM mt")
 	after=$(measure_one "SELECT bloom_agg(k) FROM mt")
 	cap=$(measure_one "SELECT bloom_agg(k, $n, 0.01) FROM mt")
-	info "transfer: whole-table build of $n text keys, bytes received by the coordinator: anyelement form (rows pulled) $before; bloom_agg(key) pushed down $after; bloom_agg(key, $n, 0.01) pushed down $cap; same filters: $res"
+	info "transfer: whole-table build of $n distinct text keys, bytes received by the coordinator: anyelement form (rows pulled) $before; bloom_agg(key) pushed down $after; bloom_agg(key, $n, 0.01) pushed down $cap; same filters: $res"
+	before=$(measure_one "SELECT bloom_agg(k20::bloom_literal) FROM mt")
+	after=$(measure_one "SELECT bloom_agg(k20) FROM mt")
+	info "transfer: $n rows of $((n / 20 + 1)) distinct text keys (20 rows each): anyelement form (rows pulled) $before; bloom_agg(key) pushed down $after"
 }
 if [[ -n ${BF_CITUS_MEASURE_ROWS:-} ]]; then
 	measure_transfer "$BF_CITUS_MEASURE_ROWS"
