@@ -25,6 +25,7 @@ SHARED_OBJS = \
 	src/shared/bf_guard.o \
 	src/shared/bf_ddl.o \
 	src/shared/bf_trigger.o \
+	src/shared/bf_removals.o \
 	src/shared/bf_launcher.o \
 	src/shared/bf_build.o
 

@@ -278,6 +278,9 @@ DELETE FROM bloom_shared_definitions WHERE rel IS NULL;
 ALTER TABLE bloom_shared_definitions ALTER COLUMN rel SET NOT NULL;
 ALTER TABLE bloom_shared_definitions DROP COLUMN schema_name, DROP COLUMN table_name;
 ALTER TABLE bloom_shared_definitions ADD UNIQUE (rel, column_name);
+-- counting guards follow DELETE
+ALTER TABLE bloom_shared_definitions ADD COLUMN layout text NOT NULL DEFAULT 'blocked'
+	CHECK (layout OPERATOR(pg_catalog.=) ANY (ARRAY['blocked'::text, 'counting'::text]));
 -- 1.0's checks named unqualified operators, which an operator planted in the
 -- extension's schema could capture (and definitions are written with the
 -- table owner's rights): the same checks with pg_catalog's operators
@@ -289,7 +292,7 @@ ALTER TABLE bloom_shared_definitions
 	ADD CONSTRAINT bloom_shared_definitions_capacity_check
 		CHECK (capacity OPERATOR(pg_catalog.>) 0::bigint);
 COMMENT ON TABLE bloom_shared_definitions IS
-	'definitions of the shared bloom filters (managed by bloom_guard and bloom_unguard; rel: the guarded table by OID; capacity NULL: sized from the table)';
+	'definitions of the shared bloom filters (managed by bloom_guard and bloom_unguard; rel: the guarded table by OID; capacity NULL: sized from the table; layout blocked, or counting: keys of deleted rows are removed)';
 
 DROP FUNCTION bloom_shared_filters_info();
 CREATE FUNCTION bloom_shared_filters_info(
@@ -297,7 +300,8 @@ CREATE FUNCTION bloom_shared_filters_info(
 	OUT capacity bigint, OUT bits bigint, OUT hashes int, OUT keys_added bigint,
 	OUT estimated_fpr float8, OUT memory_bytes bigint, OUT checks bigint,
 	OUT negatives bigint, OUT last_build timestamptz, OUT last_error text,
-	OUT next_try timestamptz)
+	OUT next_try timestamptz, OUT keys_removed bigint, OUT removals_pending bigint,
+	OUT removals_dropped bigint)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'bloom_shared_filters_info'
 	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -321,18 +325,28 @@ CREATE VIEW bloom_shared_filters AS
 				THEN i.negatives::float8 OPERATOR(pg_catalog./) i.checks END AS negative_ratio,
 		   i.last_build,
 		   i.last_error,
-		   i.next_try
+		   i.next_try,
+		   d.layout,
+		   i.keys_removed,
+		   coalesce(i.removals_pending, 0) AS removals_pending,
+		   coalesce(i.removals_dropped, 0) AS removals_dropped
 	  FROM bloom_shared_definitions d
 	  LEFT JOIN bloom_shared_filters_info() i
 		ON i.definition_id OPERATOR(pg_catalog.=) d.id;
 COMMENT ON VIEW bloom_shared_filters IS
-	'shared filters: state (building, ready, rebuilding, suspended, failed, not loaded, standby), size, keys added, estimated FPR, checks and "no" answers (negative_ratio: the share of lookups that never reached the table), the last build error and when the build is retried';
+	'shared filters: state (building, ready, rebuilding, suspended, failed, not loaded, standby), size, keys added, estimated FPR, checks and "no" answers (negative_ratio: the share of lookups that never reached the table), the last build error and when the build is retried; for a counting filter, keys removed, removals waiting for their transactions and the xmin horizon, and removals dropped (their keys stay)';
 GRANT SELECT ON bloom_shared_filters TO PUBLIC;
 
-COMMENT ON FUNCTION bloom_guard(regclass, name, float8, bigint) IS
-	'guard a column with a shared filter (table owner only): defines it, creates its trigger, builds it in the background without blocking writers; returns its name "schema"."table"."column"';
+DROP FUNCTION bloom_guard(regclass, name, float8, bigint);
+CREATE FUNCTION bloom_guard(rel regclass, col name, fpr float8 DEFAULT 0.01,
+							capacity bigint DEFAULT NULL, layout text DEFAULT 'blocked')
+	RETURNS text
+	AS 'MODULE_PATHNAME', 'bloom_guard'
+	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+COMMENT ON FUNCTION bloom_guard(regclass, name, float8, bigint, text) IS
+	'guard a column with a shared filter (table owner only): defines it, creates its trigger, builds it in the background without blocking writers; layout counting also removes the keys of deleted rows; returns its name "schema"."table"."column"';
 COMMENT ON FUNCTION bloom_shared_trigger() IS
-	'AFTER INSERT OR UPDATE ... FOR EACH ROW trigger adding the row''s key to a shared filter (argument: the filter name); created by bloom_guard on the guarded table and its inheritance children';
+	'AFTER INSERT OR UPDATE [OR DELETE] ... FOR EACH ROW trigger adding the row''s key to a shared filter (argument: the filter name), and for a counting filter queuing the removal of a deleted or changed key; created by bloom_guard on the guarded table and its inheritance children';
 COMMENT ON FUNCTION bloom_shared_ddl() IS
 	'event trigger: keeps guards sound through DDL (drops, renames, type changes, partitions and inheritance children, the guard triggers themselves)';
 

@@ -46,4 +46,15 @@
 #define BF_INPUT_ERROR(fcinfo, ...) ereport(ERROR, __VA_ARGS__)
 #endif
 
+/*
+ * PostgreSQL 17 renamed ShmemVariableCache (the shared transaction counters,
+ * such as oldestClogXid) to TransamVariables.
+ */
+#include "access/transam.h"
+#if PG_VERSION_NUM >= 170000
+#define bf_transam_variables TransamVariables
+#else
+#define bf_transam_variables ShmemVariableCache
+#endif
+
 #endif							/* BF_COMPAT_H */

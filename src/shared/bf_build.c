@@ -254,8 +254,8 @@ build_size(BuildState *b, Relation rel)
 	if (capacity <= 0)
 		capacity = (int64) Max(1000, 2 * bf_tree_estimate_rows(RelationGetRelid(rel)));
 	capacity = Max(capacity, b->want_capacity);
-	if (!bf_size_for(BF_LAYOUT_BLOCKED, (uint64) capacity, b->def.fpr,
-					 bf_shared_max_nbits(), &size))
+	if (!bf_size_for(b->def.layout, (uint64) capacity, b->def.fpr,
+					 Min(bf_shared_max_nbits(), BF_MAX_NBITS(b->def.layout)), &size))
 	{
 		char		rate[32];
 
@@ -268,8 +268,8 @@ build_size(BuildState *b, Relation rel)
 	}
 	memset(&b->hdr, 0, sizeof(b->hdr));
 	b->hdr.version = BF_FORMAT_VERSION;
-	b->hdr.family = BF_FAMILY_BLOOM;
-	b->hdr.layout = BF_LAYOUT_BLOCKED;
+	b->hdr.family = (uint8) bf_layout_family(b->def.layout);
+	b->hdr.layout = (uint8) b->def.layout;
 	b->hdr.key_kind = (uint8) b->kt.kind;
 	b->hdr.hashes = (uint16) size.hashes;
 	b->hdr.layers = 1;
@@ -557,6 +557,9 @@ build_swap(BuildState *b)
 	s->live_bytes = b->bytes;
 	s->live_hdr = b->hdr;
 	s->has_live = true;
+	/* removals queued against the old buffer are dropped (src/README.md) */
+	s->live_epoch++;
+	pg_atomic_write_u64(&s->removed, 0);
 	s->has_next = false;
 	s->next_bytes = 0;
 	pg_atomic_write_u64(&s->added, added);

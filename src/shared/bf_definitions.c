@@ -154,7 +154,8 @@ typedef struct DefColumns
 				rel,
 				column_name,
 				fpr,
-				capacity;
+				capacity,
+				layout;
 } DefColumns;
 
 static AttrNumber
@@ -185,6 +186,7 @@ def_columns(TupleDesc desc, DefColumns *c)
 	c->column_name = def_column(desc, "column_name", NAMEOID);
 	c->fpr = def_column(desc, "fpr", FLOAT8OID);
 	c->capacity = def_column(desc, "capacity", INT8OID);
+	c->layout = def_column(desc, "layout", TEXTOID);
 }
 
 static bool
@@ -219,7 +221,14 @@ def_from_tuple(HeapTuple tup, TupleDesc desc, const DefColumns *c, BfDefinition 
 	d->fpr = DatumGetFloat8(v);
 	v = heap_getattr(tup, c->capacity, desc, &isnull);
 	d->capacity = isnull ? 0 : DatumGetInt64(v);
-	return true;
+	v = heap_getattr(tup, c->layout, desc, &isnull);
+	if (isnull)
+		return false;
+	name = TextDatumGetCString(v);
+	d->layout = bf_layout_from_name(name);
+	pfree(name);
+	/* the table's CHECK allows no other */
+	return d->layout == BF_LAYOUT_BLOCKED || d->layout == BF_LAYOUT_COUNTING;
 }
 
 /* Every definition, read with a fresh snapshot. */
@@ -387,9 +396,9 @@ config_name(void)
 int64
 bf_def_insert(const BfDefinition *def)
 {
-	Oid			types[5] = {TEXTOID, REGCLASSOID, NAMEOID, FLOAT8OID, INT8OID};
-	Datum		values[5];
-	char		nulls[5] = {' ', ' ', ' ', ' ', def->capacity > 0 ? ' ' : 'n'};
+	Oid			types[6] = {TEXTOID, REGCLASSOID, NAMEOID, FLOAT8OID, INT8OID, TEXTOID};
+	Datum		values[6];
+	char		nulls[6] = {' ', ' ', ' ', ' ', def->capacity > 0 ? ' ' : 'n', ' '};
 	bool		isnull;
 	int64		id;
 
@@ -398,10 +407,11 @@ bf_def_insert(const BfDefinition *def)
 	values[2] = NameGetDatum(&def->column_name);
 	values[3] = Float8GetDatum(def->fpr);
 	values[4] = Int64GetDatum(def->capacity);
+	values[5] = CStringGetTextDatum(bf_layout_name(def->layout));
 	SPI_connect();
-	config_exec(psprintf("INSERT INTO %s (name, rel, column_name, fpr, capacity) "
-						 "VALUES ($1, $2, $3, $4, $5) RETURNING id", config_name()),
-				5, types, values, nulls, SPI_OK_INSERT_RETURNING);
+	config_exec(psprintf("INSERT INTO %s (name, rel, column_name, fpr, capacity, layout) "
+						 "VALUES ($1, $2, $3, $4, $5, $6) RETURNING id", config_name()),
+				6, types, values, nulls, SPI_OK_INSERT_RETURNING);
 	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
 									 1, &isnull));
 	SPI_finish();

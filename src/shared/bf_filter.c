@@ -56,7 +56,9 @@ atomic_or_word(uint8 *bits, uint64 word, uint32 mask)
 void
 bf_bits_add_atomic(uint8 *bits, const BfHeader *h, BfHash hash)
 {
-	if (h->layout == BF_LAYOUT_CLASSIC)
+	if (h->layout == BF_LAYOUT_COUNTING)
+		bf_counters_add_atomic(bits, h, hash.lo);
+	else if (h->layout == BF_LAYOUT_CLASSIC)
 	{
 		BfClassicIter it;
 
@@ -295,7 +297,7 @@ slot_state(BfSlot *s)
 	return pending ? "building" : "not loaded";
 }
 
-#define INFO_COLUMNS 14
+#define INFO_COLUMNS 17
 
 /* May the current role see a filter's row: read access to its column, or ownership. */
 static bool
@@ -318,7 +320,7 @@ may_see(Oid relid, const char *column)
 
 /* One row of the view from a slot; its lock is held. */
 static void
-slot_info(BfSlot *s, bool standby, Datum *values, bool *nulls)
+slot_info(BfSlot *s, bool standby, int64 pending, Datum *values, bool *nulls)
 {
 	memset(nulls, 0, sizeof(bool) * INFO_COLUMNS);
 	values[0] = CStringGetTextDatum(s->name);
@@ -345,12 +347,16 @@ slot_info(BfSlot *s, bool standby, Datum *values, bool *nulls)
 	nulls[12] = s->last_error[0] == '\0';
 	values[13] = TimestampTzGetDatum(s->next_try);
 	nulls[13] = s->next_try == 0 || s->failures == 0;
+	values[14] = Int64GetDatum((int64) pg_atomic_read_u64(&s->removed));
+	values[15] = Int64GetDatum(pending);
+	values[16] = Int64GetDatum((int64) pg_atomic_read_u64(&s->removals_dropped));
 }
 
 /*
  * One row per slot of this database: name, definition_id, state, capacity,
  * bits, hashes, keys_added, estimated_fpr, memory_bytes, checks, negatives,
- * last_build, last_error, next_try.
+ * last_build, last_error, next_try, keys_removed, removals_pending,
+ * removals_dropped.
  */
 Datum
 bloom_shared_filters_info(PG_FUNCTION_ARGS)
@@ -358,6 +364,7 @@ bloom_shared_filters_info(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Oid			cfgoid;
 	bool		standby;
+	int64	   *pending;
 
 	InitMaterializedSRF(fcinfo, 0);
 	/* without the preload, the view shows the definitions, none loaded */
@@ -365,6 +372,7 @@ bloom_shared_filters_info(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	cfgoid = bf_config_table(true);
 	standby = RecoveryInProgress();
+	pending = bf_removals_pending();
 
 	for (int i = 0; i < bf_shared->nslots; i++)
 	{
@@ -387,7 +395,7 @@ bloom_shared_filters_info(PG_FUNCTION_ARGS)
 		if (!may_see(relid, NameStr(column)))
 		{
 			LWLockAcquire(bf_slot_lock(i), LW_SHARED);
-			slot_info(s, standby, values, nulls);
+			slot_info(s, standby, pending[i], values, nulls);
 			LWLockRelease(bf_slot_lock(i));
 			values[2] = CStringGetTextDatum("hidden");
 			for (int c = 3; c < INFO_COLUMNS; c++)
@@ -399,7 +407,7 @@ bloom_shared_filters_info(PG_FUNCTION_ARGS)
 		mine = s->in_use && s->dbid == MyDatabaseId && s->cfgoid == cfgoid &&
 			s->relid == relid;
 		if (mine)
-			slot_info(s, standby, values, nulls);
+			slot_info(s, standby, pending[i], values, nulls);
 		LWLockRelease(bf_slot_lock(i));
 		if (mine)
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);

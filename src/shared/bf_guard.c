@@ -100,9 +100,11 @@ bf_guard_create_trigger(Oid relid, const BfDefinition *def)
 															  NameStr(def->column_name)));
 	char	   *table = qualified_table(relid);
 
-	own_ddl(psprintf("CREATE TRIGGER %s AFTER INSERT OR UPDATE ON %s "
+	/* a counting filter also hears of deleted rows and changed keys */
+	own_ddl(psprintf("CREATE TRIGGER %s AFTER INSERT OR UPDATE%s ON %s "
 					 "FOR EACH ROW EXECUTE FUNCTION %s.%s(%s)",
-					 trigger, table,
+					 trigger, def->layout == BF_LAYOUT_COUNTING ? " OR DELETE" : "",
+					 table,
 					 quote_identifier(get_namespace_name(bf_extension_schema(false))),
 					 BF_TRIGGER_FUNCTION, quote_literal_cstr(def->name)));
 	own_ddl(psprintf("ALTER TABLE %s ENABLE ALWAYS TRIGGER %s", table, trigger));
@@ -214,10 +216,10 @@ check_table_exists(Oid relid)
 
 /* The rate and capacity of a new guard, checked before anything is done. */
 static void
-check_sizing(Oid relid, double fpr, int64 capacity, bool capacity_given)
+check_sizing(Oid relid, int layout, double fpr, int64 capacity, bool capacity_given)
 {
 	BfSize		size;
-	uint64		max_nbits = bf_shared_max_nbits();
+	uint64		max_nbits = Min(bf_shared_max_nbits(), BF_MAX_NBITS(layout));
 	int64		need;
 
 	char		rate[32];
@@ -232,13 +234,13 @@ check_sizing(Oid relid, double fpr, int64 capacity, bool capacity_given)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("capacity must be positive, not " INT64_FORMAT, capacity)));
-	if (!bf_size_for(BF_LAYOUT_BLOCKED, 1, fpr, BF_MAX_NBITS(BF_LAYOUT_BLOCKED), &size))
+	if (!bf_size_for(layout, 1, fpr, BF_MAX_NBITS(layout), &size))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("false-positive rate %s is too small for a bloom filter", rate),
 				 errhint("Use a rate of at least 1e-15.")));
 	need = capacity_given ? capacity : (int64) Max(1000, 2 * bf_tree_estimate_rows(relid));
-	if (!bf_size_for(BF_LAYOUT_BLOCKED, (uint64) need, fpr, max_nbits, &size) ||
+	if (!bf_size_for(layout, (uint64) need, fpr, max_nbits, &size) ||
 		bf_payload_bytes(size.nbits) > bf_pool_free_bytes())
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
@@ -246,6 +248,25 @@ check_sizing(Oid relid, double fpr, int64 capacity, bool capacity_given)
 						need, rate, bf_shared_memory_mb,
 						(unsigned long long) (bf_pool_free_bytes() / 1024)),
 				 errhint("Raise bloomfilter.shared_memory (needs a restart), use a smaller capacity or a larger rate, or remove other guards.")));
+}
+
+/* The layout of a new guard: blocked, or counting (follows deletes). */
+static int
+guard_layout(const char *name)
+{
+	int			layout = bf_layout_from_name(name);
+
+	if (layout == BF_LAYOUT_CLASSIC)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a shared bloom filter cannot use layout classic"),
+				 errhint("Use 'blocked' (the default) or 'counting'.")));
+	if (layout != BF_LAYOUT_BLOCKED && layout != BF_LAYOUT_COUNTING)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unrecognized bloomfilter layout \"%s\"", name),
+				 errhint("Use 'blocked' (the default) or 'counting'.")));
+	return layout;
 }
 
 /* The guarded table and column as bloom_guard accepts them. */
@@ -313,7 +334,9 @@ bloom_guard(PG_FUNCTION_ARGS)
 	namestrcpy(&def.column_name, column);
 	def.fpr = PG_ARGISNULL(2) ? 0.01 : PG_GETARG_FLOAT8(2);
 	def.capacity = PG_ARGISNULL(3) ? 0 : PG_GETARG_INT64(3);
-	check_sizing(relid, def.fpr, def.capacity, !PG_ARGISNULL(3));
+	def.layout = PG_ARGISNULL(4) ? BF_LAYOUT_BLOCKED :
+		guard_layout(text_to_cstring(PG_GETARG_TEXT_PP(4)));
+	check_sizing(relid, def.layout, def.fpr, def.capacity, !PG_ARGISNULL(3));
 	if (def_of_column(relid, column, &existing))
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),

@@ -10,7 +10,9 @@
  *  - build requests (request_seq ahead of done_seq): one build worker per
  *    filter at a time, none before the slot's next_try (backoff after a
  *    failure), none while the filter is suspended;
- * and it frees the slots of databases that no longer exist (DROP DATABASE).
+ * it frees the slots of databases that no longer exist (DROP DATABASE), and
+ * it applies the removals of counting filters once they are due
+ * (bf_removals.c).
  *
  * A build worker's own exit records its outcome in the slot (see
  * bf_build.c); the launcher only notices workers that stopped without ever
@@ -43,6 +45,7 @@ PGDLLEXPORT void bf_launcher_main(Datum arg);
 #define LOAD_INTERVAL_MS	5000	/* at most one load per database this often */
 #define SWEEP_INTERVAL_MS	10000	/* look for dropped databases this often */
 #define IDLE_WAIT_MS		10000
+#define REMOVALS_INTERVAL_MS 200	/* apply the removal queue this often */
 
 void
 bf_register_launcher(void)
@@ -341,6 +344,9 @@ bf_launcher_main(Datum arg)
 		wait_ms = serve_builds(now);
 		if (serve_loads(now))
 			wait_ms = Min(wait_ms, 1000);
+		/* removals wait for their transactions and the xmin horizon */
+		if (bf_removals_apply() > 0)
+			wait_ms = Min(wait_ms, REMOVALS_INTERVAL_MS);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 wait_ms, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);

@@ -75,6 +75,7 @@ bf_request_shmem(void)
 	RequestAddinShmemSpace(add_size(bf_state_size(),
 									add_size(bf_pool_size(), BF_POOL_ALIGN)));
 	RequestNamedLWLockTranche(BF_TRANCHE, 1 + bf_max_shared_filters);
+	bf_removals_request_shmem();
 }
 
 #if PG_VERSION_NUM >= 150000
@@ -103,6 +104,7 @@ bf_shmem_startup(void)
 						   &pool_found);
 	bf_pool = (char *) TYPEALIGN(BF_POOL_ALIGN, pool);
 	bf_locks = GetNamedLWLockTranche(BF_TRANCHE);
+	bf_removals_shmem_init();
 	if (!found)
 	{
 		memset(bf_shared, 0, bf_state_size());
@@ -117,6 +119,8 @@ bf_shmem_startup(void)
 			pg_atomic_init_u64(&s->checks, 0);
 			pg_atomic_init_u64(&s->negatives, 0);
 			pg_atomic_init_u32(&s->grow_requested, 0);
+			pg_atomic_init_u64(&s->removed, 0);
+			pg_atomic_init_u64(&s->removals_dropped, 0);
 		}
 	}
 	LWLockRelease(AddinShmemInitLock);
@@ -163,6 +167,7 @@ bf_shared_init(void)
 							PGC_POSTMASTER,
 							0,
 							NULL, NULL, NULL);
+	bf_removals_define_guc();
 #if PG_VERSION_NUM >= 150000
 	MarkGUCPrefixReserved("bloomfilter");
 	prev_shmem_request_hook = shmem_request_hook;
@@ -264,6 +269,8 @@ slot_forget_locked(BfSlot *s)
 	pg_atomic_write_u64(&s->added, 0);
 	pg_atomic_write_u64(&s->next_added, 0);
 	pg_atomic_write_u32(&s->grow_requested, 0);
+	pg_atomic_write_u64(&s->removed, 0);
+	pg_atomic_write_u64(&s->removals_dropped, 0);
 }
 
 /* Free a slot; the registry lock is held exclusively. */

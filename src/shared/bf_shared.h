@@ -45,6 +45,7 @@ typedef struct BfDefinition
 	NameData	column_name;
 	double		fpr;
 	int64		capacity;		/* 0: sized from the table */
+	int			layout;			/* BF_LAYOUT_BLOCKED or BF_LAYOUT_COUNTING */
 } BfDefinition;
 
 /* Where a call site found a filter: valid until the slot is reset or freed. */
@@ -89,6 +90,8 @@ extern BfCheckResult bf_filter_check(const BfFilterRef *ref, BfHash h, int kind,
 									 int *filter_kind);
 extern BfCheckResult bf_filter_add(const BfFilterRef *ref, BfHash h, int kind,
 								   int *filter_kind);
+/* bf_removals.c: queue the removal of a deleted row's key (counting filters) */
+extern BfCheckResult bf_filter_remove(const BfFilterRef *ref, BfHash h, int kind);
 extern struct varlena *bf_filter_snapshot(const BfFilterRef *ref);
 extern bool bf_filter_is_ready(const BfFilterRef *ref);
 extern bool bf_filter_waits_for(const BfFilterRef *ref, TransactionId xid);

@@ -73,6 +73,11 @@ typedef struct BfSlot
 	pg_atomic_uint64 checks;
 	pg_atomic_uint64 negatives;
 	pg_atomic_uint32 grow_requested;	/* live passed grow_threshold */
+
+	/* counting filters (bf_removals.c) */
+	uint32		live_epoch;		/* bumped by each swap: slot lock */
+	pg_atomic_uint64 removed;	/* removals applied to live */
+	pg_atomic_uint64 removals_dropped;	/* removals not applied: keys stay */
 } BfSlot;
 
 typedef struct BfSharedState
@@ -112,6 +117,15 @@ extern uint64 bf_pool_used(void);
 /* hot path helpers (bf_filter.c) */
 extern void bf_bits_add_atomic(uint8 *bits, const BfHeader *h, BfHash hash);
 extern uint64 bf_grow_threshold(const BfHeader *h);
+extern void bf_counters_add_atomic(uint8 *bits, const BfHeader *h, uint64 hash);
+
+/* the removal queue (bf_removals.c) */
+extern int	bf_removal_queue_size;
+extern void bf_removals_define_guc(void);
+extern void bf_removals_request_shmem(void);
+extern void bf_removals_shmem_init(void);
+extern int	bf_removals_apply(void);
+extern int64 *bf_removals_pending(void);
 
 
 #endif							/* BF_SLOT_H */

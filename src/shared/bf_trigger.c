@@ -4,8 +4,10 @@
  *
  * bloom_guard() creates it as AFTER INSERT OR UPDATE ... FOR EACH ROW
  * EXECUTE FUNCTION bloom_shared_trigger('<filter>') on the guarded table
- * (partitions get PostgreSQL's clones) and on each inheritance child.  It
- * adds the row's key as stored: a BEFORE trigger could still be followed by
+ * (partitions get PostgreSQL's clones) and on each inheritance child, with
+ * OR DELETE for a counting filter.  It adds the row's key as stored, and
+ * for a counting filter queues the removal of the key a DELETE or an UPDATE
+ * took away (applied once no snapshot can see the old row: bf_removals.c): a BEFORE trigger could still be followed by
  * another that changes the key, so BEFORE is refused.  It maintains only
  * tables of the guarded table's tree (the DDL review drops it from tables
  * that leave the tree, and refuses it on others); on any other table it does
@@ -94,22 +96,70 @@ row_to_add(TriggerData *td)
 		return td->tg_trigtuple;
 	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
 		return td->tg_newtuple;
-	return NULL;				/* DELETE: its bits stay */
+	return NULL;				/* DELETE */
 }
 
-/* An UPDATE that left the key as it was: it is in the filter already. */
+/* The row whose key went away (DELETE, UPDATE), or NULL. */
+static HeapTuple
+row_to_remove(TriggerData *td)
+{
+	if (TRIGGER_FIRED_BY_DELETE(td->tg_event) || TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+		return td->tg_trigtuple;
+	return NULL;
+}
+
+/*
+ * An UPDATE that left the key as it was (both NULL, or the same bytes): it
+ * is in the filter already, and nothing is removed.
+ */
 static bool
-key_unchanged(TriggerData *td, AttrNumber attnum, Datum value)
+key_unchanged(TriggerData *td, AttrNumber attnum)
 {
 	TupleDesc	desc = RelationGetDescr(td->tg_relation);
 	Form_pg_attribute att = TupleDescAttr(desc, attnum - 1);
 	bool		oldnull;
+	bool		newnull;
 	Datum		oldvalue;
+	Datum		newvalue;
 
 	if (!TRIGGER_FIRED_BY_UPDATE(td->tg_event))
 		return false;
 	oldvalue = heap_getattr(td->tg_trigtuple, attnum, desc, &oldnull);
-	return !oldnull && datumIsEqual(oldvalue, value, att->attbyval, att->attlen);
+	newvalue = heap_getattr(td->tg_newtuple, attnum, desc, &newnull);
+	if (oldnull || newnull)
+		return oldnull && newnull;
+	return datumIsEqual(oldvalue, newvalue, att->attbyval, att->attlen);
+}
+
+/* Add the key of a row (not NULL) to the filter. */
+static void
+add_key(TriggerSite *site, Datum value)
+{
+	BfHash		h = bf_key_hash(&site->kt, value, BF_LAYOUT_BLOCKED);
+	BfCheckResult r;
+	int			filter_kind;
+
+	r = bf_filter_add(&site->ref, h, site->kt.kind, &filter_kind);
+	if (r == BF_CHECK_UNKNOWN && bf_filter_lookup(&site->def, false, &site->ref))
+		r = bf_filter_add(&site->ref, h, site->kt.kind, &filter_kind);
+	/* not loaded: the next build reads the row from the table */
+	if (r == BF_CHECK_WRONG_KIND)
+	{
+		/* built for another column type: never keep it, rebuild */
+		bf_filter_request_build(&site->def, InvalidTransactionId, true);
+		site->epoch = 0;
+	}
+}
+
+/* Queue the removal of the key of a row this transaction deleted. */
+static void
+remove_key(TriggerSite *site, Datum value)
+{
+	BfHash		h = bf_key_hash(&site->kt, value, BF_LAYOUT_BLOCKED);
+
+	if (bf_filter_remove(&site->ref, h, site->kt.kind) == BF_CHECK_UNKNOWN &&
+		bf_filter_lookup(&site->def, false, &site->ref))
+		(void) bf_filter_remove(&site->ref, h, site->kt.kind);
 }
 
 Datum
@@ -117,12 +167,11 @@ bloom_shared_trigger(PG_FUNCTION_ARGS)
 {
 	TriggerData *td;
 	TriggerSite *site;
-	HeapTuple	tuple;
+	HeapTuple	added;
+	HeapTuple	removed;
+	TupleDesc	desc;
 	Datum		value;
 	bool		isnull;
-	BfHash		h;
-	BfCheckResult r;
-	int			filter_kind;
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -138,31 +187,32 @@ bloom_shared_trigger(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("bloom_shared_trigger() needs the filter name as its argument")));
-	tuple = row_to_add(td);
 	/*
 	 * Without shared memory there is nothing to keep current; with an
 	 * extension not yet updated to this library, no filter can be built.
 	 */
-	if (tuple == NULL || !bf_shared_available() || !bf_config_current())
+	if (!bf_shared_available() || !bf_config_current())
 		return PointerGetDatum(NULL);
 
 	site = trigger_site(fcinfo, td);
-	if (!site->defined)
+	if (!site->defined || key_unchanged(td, site->attnum))
 		return PointerGetDatum(NULL);
-	value = heap_getattr(tuple, site->attnum, RelationGetDescr(td->tg_relation), &isnull);
-	if (isnull || key_unchanged(td, site->attnum, value))
-		return PointerGetDatum(NULL);
-	h = bf_key_hash(&site->kt, value, BF_LAYOUT_BLOCKED);
+	desc = RelationGetDescr(td->tg_relation);
+	added = row_to_add(td);
+	removed = site->def.layout == BF_LAYOUT_COUNTING ? row_to_remove(td) : NULL;
 
-	r = bf_filter_add(&site->ref, h, site->kt.kind, &filter_kind);
-	if (r == BF_CHECK_UNKNOWN && bf_filter_lookup(&site->def, false, &site->ref))
-		r = bf_filter_add(&site->ref, h, site->kt.kind, &filter_kind);
-	/* not loaded: the next build reads the row from the table */
-	if (r == BF_CHECK_WRONG_KIND)
+	/* a DELETE leaves a blocked filter's bits as they are */
+	if (removed != NULL)
 	{
-		/* built for another column type: never keep it, rebuild */
-		bf_filter_request_build(&site->def, InvalidTransactionId, true);
-		site->epoch = 0;
+		value = heap_getattr(removed, site->attnum, desc, &isnull);
+		if (!isnull)
+			remove_key(site, value);
+	}
+	if (added != NULL)
+	{
+		value = heap_getattr(added, site->attnum, desc, &isnull);
+		if (!isnull)
+			add_key(site, value);
 	}
 	return PointerGetDatum(NULL);
 }
