@@ -1,0 +1,266 @@
+# Counting guards (bloom_guard(..., layout => 'counting')): the trigger also
+# fires on DELETE and on UPDATE, and queues the removal of the key that went
+# away; the launcher applies it once the deleting transaction committed and
+# the xmin horizon passed it, to the filter that was live when it was queued.
+# Never a false negative:
+#
+#   1. a REPEATABLE READ transaction that began before the deletes still
+#      finds every row it sees; the removals wait (removals_pending) until it
+#      ends, then are applied (keys_removed) and the deleted keys answer "no";
+#   2. a key held by several rows stays until its last row is deleted;
+#   3. rolled-back deletes and savepoints leave their keys;
+#   4. key-changing UPDATEs (also to NULL) remove the old key; others queue
+#      nothing;
+#   5. a rebuild between a delete and its removal drops the removal (the new
+#      filter counted the row while a snapshot could see it);
+#   6. a full queue drops removals (their keys stay) and never fails the
+#      writer;
+#   7. pgbench: inserts and deletes from 4 clients while REPEATABLE READ
+#      transactions check the rows they see, across the removals;
+#   8. a restart and a crash with removals in the queue.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use SharedFilterTest;
+use IPC::Run;
+
+my $queue_size = 1000;
+my $node = shared_node('shared_counting', qq{
+bloomfilter.removal_queue_size = $queue_size
+max_connections = 40
+restart_after_crash = on
+});
+my $T = 'public.t.k';
+
+# keys_removed|removals_pending|removals_dropped of the filter
+sub counters
+{
+	return $node->safe_psql('postgres',
+		"SELECT keys_removed || '|' || removals_pending || '|' || removals_dropped "
+		  . "FROM bloom_shared_filters WHERE name = '$T'");
+}
+
+# Wait until no removal is pending; one test.
+sub drained
+{
+	my ($what) = @_;
+	ok(poll_for($node, 'postgres',
+		"SELECT removals_pending FROM bloom_shared_filters WHERE name = '$T'", '0', 60),
+		"$what: the queue is empty");
+}
+
+# How many of the keys of $sql the filter answers "maybe" for.
+sub maybes
+{
+	my ($sql, $session) = @_;
+	my $q = "SELECT count(*) FROM ($sql) s(k) WHERE bloom_shared_contains('$T', k)";
+	return $session ? $session->query_safe($q) : $node->safe_psql('postgres', $q);
+}
+
+my $rows = 'SELECT k FROM t';
+
+$node->safe_psql('postgres', q{
+	CREATE TABLE t (id bigserial PRIMARY KEY, k int, v text);
+	INSERT INTO t (k) SELECT i FROM generate_series(1, 20000) i;
+	-- keys 1 .. 100 are held by three rows each
+	INSERT INTO t (k, v) SELECT i, 'dup1' FROM generate_series(1, 100) i;
+	INSERT INTO t (k, v) SELECT i, 'dup2' FROM generate_series(1, 100) i;
+	ANALYZE t;
+});
+is($node->safe_psql('postgres',
+	"SELECT bloom_guard('t', 'k', 0.01, 40000, layout => 'counting')"), $T, 'guarded with layout counting');
+wait_ready($node, 'postgres', $T, 'counting guard');
+is($node->safe_psql('postgres',
+	"SELECT layout || ' ' || keys_added FROM bloom_shared_filters WHERE name = '$T'"),
+	'counting 20200', 'the view shows the layout and every row counted');
+like($node->safe_psql('postgres',
+	"SELECT pg_get_triggerdef(oid) FROM pg_trigger WHERE tgrelid = 't'::regclass"),
+	qr/AFTER INSERT OR DELETE OR UPDATE ON public\.t FOR EACH ROW/, 'the trigger also fires on DELETE');
+is(counters(), '0|0|0', 'nothing removed yet');
+
+# ------------------------- 1. REPEATABLE READ across deletes ----
+my $rr = $node->background_psql('postgres');
+$rr->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+is($rr->query_safe('SELECT count(*) FROM t'), '20200', 'RR: the snapshot sees every row');
+$node->safe_psql('postgres', 'DELETE FROM t WHERE k BETWEEN 1001 AND 1500');
+# several rounds of the launcher (every 200 ms while the queue is not empty)
+sleep 2;
+is(counters(), '0|500|0', 'RR open: 500 removals wait, none applied');
+is($rr->query_safe(
+	"SELECT count(*) FROM t WHERE NOT bloom_shared_contains('$T', k)"), '0',
+	'RR open: every row the old snapshot sees answers "maybe"');
+is($rr->query_safe("SELECT count(*) FROM t WHERE k BETWEEN 1001 AND 1500"), '500',
+	'RR open: the snapshot still sees the deleted rows');
+$rr->query_safe('COMMIT');
+drained('RR ended');
+is(counters(), '500|0|0', 'RR ended: the 500 removals were applied');
+no_false_negatives($node, 'postgres', $T, $rows, 'after the removals');
+cmp_ok(maybes('SELECT generate_series(1001, 1500)'), '<=', 25,
+	'the deleted keys answer "no" (at most 25 of 500 "maybe")');
+
+# ------------------------- 2. a key in several rows ----
+$node->safe_psql('postgres', "DELETE FROM t WHERE v = 'dup1'");
+drained('one copy deleted');
+is(maybes('SELECT generate_series(1, 100)'), '100', 'keys still in two rows answer "maybe"');
+$node->safe_psql('postgres', "DELETE FROM t WHERE v = 'dup2'");
+drained('two copies deleted');
+is(maybes('SELECT generate_series(1, 100)'), '100', 'keys still in one row answer "maybe"');
+$node->safe_psql('postgres', "DELETE FROM t WHERE k <= 100");
+drained('every copy deleted');
+cmp_ok(maybes('SELECT generate_series(1, 100)'), '<=', 10, 'keys in no row answer "no"');
+is(counters(), '800|0|0', 'one removal per deleted row');
+no_false_negatives($node, 'postgres', $T, $rows, 'duplicates');
+
+# ------------------------- 3. rolled back ----
+$node->safe_psql('postgres', q{
+	BEGIN; DELETE FROM t WHERE k BETWEEN 2001 AND 2300; ROLLBACK;
+	BEGIN; SAVEPOINT a; DELETE FROM t WHERE k BETWEEN 2301 AND 2400;
+	ROLLBACK TO SAVEPOINT a; DELETE FROM t WHERE k = 2401; COMMIT;
+});
+drained('rolled back');
+is(counters(), '801|0|0', 'a rolled-back delete removes nothing; the committed one in the same transaction does');
+is(maybes('SELECT generate_series(2001, 2400)'), '400', 'rows kept by a rollback answer "maybe"');
+no_false_negatives($node, 'postgres', $T, $rows, 'rollbacks');
+
+# ------------------------- 4. UPDATE ----
+$node->safe_psql('postgres', "UPDATE t SET v = 'touched' WHERE k BETWEEN 3001 AND 3500");
+sleep 1;
+is(counters(), '801|0|0', 'an UPDATE that keeps the key queues nothing');
+$node->safe_psql('postgres', "UPDATE t SET k = k + 1000000 WHERE k BETWEEN 4001 AND 4200");
+$node->safe_psql('postgres', "UPDATE t SET k = NULL WHERE k BETWEEN 4201 AND 4300");
+drained('key changes');
+is(counters(), '1101|0|0', 'a changed key and a key set to NULL are removed');
+no_false_negatives($node, 'postgres', $T, $rows, 'key changes');
+cmp_ok(maybes('SELECT generate_series(4001, 4300)'), '<=', 15, 'the old keys answer "no"');
+$node->safe_psql('postgres', "UPDATE t SET k = 4250 WHERE k IS NULL AND id = (SELECT min(id) FROM t WHERE k IS NULL)");
+is(maybes('SELECT 4250'), '1', 'a key set from NULL is added');
+
+# ------------------------- 5. a rebuild between delete and removal ----
+$rr = $node->background_psql('postgres');
+$rr->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+$rr->query_safe('SELECT count(*) FROM t');
+$node->safe_psql('postgres', 'DELETE FROM t WHERE k BETWEEN 5001 AND 5200');
+$node->safe_psql('postgres', "SELECT bloom_shared_rebuild('$T')");
+wait_ready($node, 'postgres', $T, 'rebuilt with removals queued');
+is($rr->query_safe(
+	"SELECT count(*) FROM t WHERE NOT bloom_shared_contains('$T', k)"), '0',
+	'rebuilt: every row the old snapshot sees answers "maybe"');
+$rr->query_safe('COMMIT');
+$rr->quit;
+drained('rebuilt');
+is(counters(), '0|0|200', 'the removals queued before the rebuild are dropped (keys_removed counts the new filter)');
+is(maybes('SELECT generate_series(5001, 5200)'), '200', 'their keys stay ("maybe")');
+no_false_negatives($node, 'postgres', $T, $rows, 'rebuild');
+
+# ------------------------- 6. a full queue ----
+$rr = $node->background_psql('postgres');
+$rr->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+$rr->query_safe('SELECT 1');
+my ($st) = sqlstate($node, 'postgres', 'DELETE FROM t WHERE k BETWEEN 6001 AND 7500');
+is($st, 'OK', 'a DELETE of more rows than the queue holds succeeds');
+# (removals_dropped also counts the 200 of the rebuild above)
+is(counters(), "0|$queue_size|700", 'the queue is full; the other 500 removals are dropped');
+$rr->query_safe('COMMIT');
+$rr->quit;
+drained('full queue');
+is(counters(), "$queue_size|0|700", 'the queued removals are applied');
+cmp_ok(maybes('SELECT generate_series(6001, 7500)'), '>=', 500,
+	'the keys of the dropped removals stay ("maybe")');
+no_false_negatives($node, 'postgres', $T, $rows, 'full queue');
+
+# ------------------------- 7. pgbench churn with REPEATABLE READ checkers ----
+$node->safe_psql('postgres', q{
+	CREATE SEQUENCE kseq START 2000000;
+	CREATE TABLE fails (at timestamptz DEFAULT now(), n bigint);
+});
+my $dir = PostgreSQL::Test::Utils::tempdir;
+# Each checker takes its snapshot, lets the writers delete for a while, then
+# checks the rows its snapshot sees (a window of ids); a row answering "no"
+# is recorded.
+my %scripts = (
+	insert => q{
+INSERT INTO t (k) SELECT nextval('kseq') FROM generate_series(1, 5);
+},
+	delete => q{
+\set id random(1, 30000)
+DELETE FROM t WHERE id IN (SELECT id FROM t WHERE id >= :id ORDER BY id LIMIT 5);
+},
+	check => q{
+\set id random(1, 30000)
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT count(*) FROM t WHERE id BETWEEN :id AND :id + 300;
+\sleep 300 ms
+INSERT INTO fails (n) SELECT count(*) FROM t
+ WHERE id BETWEEN :id AND :id + 300 AND NOT bloom_shared_contains('public.t.k', k)
+HAVING count(*) > 0;
+COMMIT;
+},
+);
+my %weight = (insert => 4, delete => 4, check => 2);
+my @files;
+for my $s (sort keys %scripts)
+{
+	PostgreSQL::Test::Utils::append_to_file("$dir/$s.sql", $scripts{$s});
+	push @files, '-f', "$dir/$s.sql\@$weight{$s}";
+}
+my $before = $node->safe_psql('postgres',
+	"SELECT keys_removed FROM bloom_shared_filters WHERE name = '$T'");
+my $built = $node->safe_psql('postgres',
+	"SELECT last_build FROM bloom_shared_filters WHERE name = '$T'");
+my ($bout, $berr) = ('', '');
+my $rc = IPC::Run::run(
+	[ 'pgbench', '-n', '-c', '4', '-j', '2', '-T', '15', @files,
+	  '-h', $node->host, '-p', $node->port, 'postgres' ],
+	'>', \$bout, '2>', \$berr);
+ok($rc, 'pgbench ran to the end') or diag($berr);
+is($node->safe_psql('postgres', 'SELECT count(*) FROM fails'), '0',
+	'pgbench: no REPEATABLE READ checker found a row answering "no"');
+drained('pgbench');
+cmp_ok($node->safe_psql('postgres',
+	"SELECT keys_removed FROM bloom_shared_filters WHERE name = '$T'"), '>', $before,
+	'pgbench: removals were applied meanwhile');
+is($node->safe_psql('postgres',
+	"SELECT state || ' ' || last_build FROM bloom_shared_filters WHERE name = '$T'"),
+	"ready $built", 'pgbench: still ready, not rebuilt meanwhile');
+no_false_negatives($node, 'postgres', $T, $rows, 'after pgbench');
+
+# ------------------------- 8. restart and crash with a non-empty queue ----
+$rr = $node->background_psql('postgres');
+$rr->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+$rr->query_safe('SELECT 1');
+my $n = $node->safe_psql('postgres',
+	'WITH d AS (DELETE FROM t WHERE k BETWEEN 8001 AND 8300 RETURNING 1) SELECT count(*) FROM d');
+like(counters(), qr/^\d+\|$n\|700$/, "restart: $n removals wait");
+$rr->quit;
+$node->restart;
+wait_ready($node, 'postgres', $T, 'after the restart');
+like(counters(), qr/^0\|0\|0$/, 'after the restart: the queue is empty, nothing removed');
+no_false_negatives($node, 'postgres', $T, $rows, 'after the restart');
+
+my $w = crash_watch($node);
+$rr = $node->background_psql('postgres');
+$rr->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+$rr->query_safe('SELECT 1');
+$n = $node->safe_psql('postgres',
+	'WITH d AS (DELETE FROM t WHERE k BETWEEN 8301 AND 8500 RETURNING 1) SELECT count(*) FROM d');
+like(counters(), qr/^\d+\|$n\|0$/, "crash: $n removals wait");
+my $pid = $rr->query_safe('SELECT pg_backend_pid()');
+ok(kill('KILL', $pid), 'crash: kill -9 of a backend');
+ok($node->poll_query_until('postgres', 'SELECT 1', '1'), 'crash: the server is back');
+eval { $rr->quit };
+eval { $w->{bg}->quit };
+wait_ready($node, 'postgres', $T, 'after the crash');
+like(counters(), qr/^0\|0\|0$/, 'after the crash: the queue is empty');
+no_false_negatives($node, 'postgres', $T, $rows, 'after the crash');
+$n = $node->safe_psql('postgres',
+	'WITH d AS (DELETE FROM t WHERE k BETWEEN 8501 AND 8600 RETURNING 1) SELECT count(*) FROM d');
+drained('after the crash');
+is(counters(), "$n|0|0", 'after the crash: removals are applied again');
+no_false_negatives($node, 'postgres', $T, $rows, 'at the end');
+
+$node->stop;
+done_testing();
