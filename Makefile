@@ -71,6 +71,11 @@ bench:
 bench-shared:
 	bash test/bench/shared_registration.sh
 
+# Counting guards under insert/delete churn (pgbench, counting vs blocked).
+.PHONY: bench-churn
+bench-churn:
+	bash test/bench/shared_churn.sh
+
 # Plain C unit tests of the PostgreSQL-free core.
 core-test:
 	$(MAKE) -C test/core
