@@ -8,6 +8,7 @@ CREATE TABLE shared_t (id int, username text);
 INSERT INTO shared_t VALUES (1, 'alice'), (2, 'bob');
 
 SELECT bloom_guard('shared_t', 'username');
+SELECT bloom_guard('shared_t', 'username', layout => 'counting');
 SELECT bloom_unguard('shared_t', 'username');
 SELECT bloom_shared_rebuild('public.shared_t.username');
 SELECT bloom_shared_wait('public.shared_t.username', 10);

@@ -17,6 +17,8 @@
  *   filter that was forgotten.
  * - Bits go only from 0 to 1 in a published buffer (atomic OR of 32-bit
  *   words); checks read plain bytes under the slot lock in shared mode.
+ *   The counters of a counting buffer change by compare-and-swap of 32-bit
+ *   words; they go down only for removals proven safe (bf_removals.c).
  * - Builds are requested by bumping request_seq; a build serves the
  *   request_seq it read when it started and records it in done_seq when it
  *   publishes.  A request made during a build leaves request_seq ahead, so

@@ -81,6 +81,13 @@ like($node->safe_psql('postgres',
 	"SELECT pg_get_triggerdef(oid) FROM pg_trigger WHERE tgrelid = 't'::regclass"),
 	qr/AFTER INSERT OR DELETE OR UPDATE ON public\.t FOR EACH ROW/, 'the trigger also fires on DELETE');
 is(counters(), '0|0|0', 'nothing removed yet');
+my ($st, $err) = sqlstate($node, 'postgres', "SELECT bloom_guard('t', 'v', layout => 'classic')");
+is($st, '0A000', 'layout classic is refused for a guard');
+like($err, qr/a shared bloom filter cannot use layout classic\nHINT:  Use 'blocked' \(the default\) or 'counting'\./,
+	'... with a hint');
+($st, $err) = sqlstate($node, 'postgres', "SELECT bloom_guard('t', 'v', layout => 'Counting')");
+is($st, '22023', 'an unrecognized layout is refused');
+like($err, qr/unrecognized bloomfilter layout "Counting"/, '... naming it');
 
 # ------------------------- 1. REPEATABLE READ across deletes ----
 my $rr = $node->background_psql('postgres');
@@ -160,7 +167,7 @@ no_false_negatives($node, 'postgres', $T, $rows, 'rebuild');
 $rr = $node->background_psql('postgres');
 $rr->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
 $rr->query_safe('SELECT 1');
-my ($st) = sqlstate($node, 'postgres', 'DELETE FROM t WHERE k BETWEEN 6001 AND 7500');
+($st) = sqlstate($node, 'postgres', 'DELETE FROM t WHERE k BETWEEN 6001 AND 7500');
 is($st, 'OK', 'a DELETE of more rows than the queue holds succeeds');
 # (removals_dropped also counts the 200 of the rebuild above)
 is(counters(), "0|$queue_size|700", 'the queue is full; the other 500 removals are dropped');
