@@ -16,7 +16,8 @@
 #   6. a full queue drops removals (their keys stay) and never fails the
 #      writer;
 #   7. pgbench: inserts and deletes from 4 clients while REPEATABLE READ
-#      transactions check the rows they see, across the removals;
+#      transactions check the rows they see, across the removals; rows moving
+#      between partitions;
 #   8. a restart and a crash with removals in the queue.
 use strict;
 use warnings;
@@ -234,6 +235,32 @@ is($node->safe_psql('postgres',
 	"SELECT state || ' ' || last_build FROM bloom_shared_filters WHERE name = '$T'"),
 	"ready $built", 'pgbench: still ready, not rebuilt meanwhile');
 no_false_negatives($node, 'postgres', $T, $rows, 'after pgbench');
+
+# ------------------------- 7b. a partitioned table: rows moving between partitions ----
+# (an UPDATE of the partition key is a DELETE from one partition and an
+# INSERT into the other: their AFTER triggers remove and add the key)
+my $P = 'public.p.k';
+$node->safe_psql('postgres', q{
+	CREATE TABLE p (region int, k int) PARTITION BY LIST (region);
+	CREATE TABLE p1 PARTITION OF p FOR VALUES IN (1);
+	CREATE TABLE p2 PARTITION OF p FOR VALUES IN (2);
+	INSERT INTO p SELECT 1, i FROM generate_series(1, 1000) i;
+});
+$node->safe_psql('postgres', "SELECT bloom_guard('p', 'k', 0.01, 2000, layout => 'counting')");
+wait_ready($node, 'postgres', $P, 'partitioned');
+$node->safe_psql('postgres', 'UPDATE p SET region = 2 WHERE k <= 500');
+ok(poll_for($node, 'postgres',
+	"SELECT keys_removed || '|' || removals_pending FROM bloom_shared_filters WHERE name = '$P'", '500|0', 60),
+	'partitioned: each row moved to another partition removed its key once (and added it again)');
+no_false_negatives($node, 'postgres', $P, 'SELECT k FROM p', 'partitioned, rows moved');
+$node->safe_psql('postgres', 'DELETE FROM p WHERE region = 2');
+ok(poll_for($node, 'postgres',
+	"SELECT keys_removed || '|' || removals_pending FROM bloom_shared_filters WHERE name = '$P'", '1000|0', 60),
+	'partitioned: deletes in a partition remove their keys');
+cmp_ok($node->safe_psql('postgres',
+	"SELECT count(*) FROM generate_series(1, 500) g WHERE bloom_shared_contains('$P', g)"), '<=', 15,
+	'partitioned: the deleted keys answer "no"');
+no_false_negatives($node, 'postgres', $P, 'SELECT k FROM p', 'partitioned, rows deleted');
 
 # ------------------------- 8. restart and crash with a non-empty queue ----
 $rr = $node->background_psql('postgres');
