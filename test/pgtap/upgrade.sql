@@ -3,7 +3,7 @@
 -- version it checks the update machinery; each later version adds its
 -- bloomfilter--A--B.sql script and this test covers the chain.
 BEGIN;
-SELECT plan(18);
+SELECT plan(19);
 
 DROP EXTENSION bloomfilter CASCADE;
 CREATE EXTENSION bloomfilter VERSION '1.0';
@@ -53,11 +53,13 @@ SELECT is((SELECT count(*) FROM up, generate_series(1, 100000) i WHERE id = 3 AN
 SELECT ok((SELECT bf::text::bloomfilter = bf FROM up WHERE id = 2), 'text round trip after the update');
 SELECT is((SELECT rel FROM bloom_shared_definitions WHERE name = 'up s.Up t.k'),
           '"up s"."Up t"'::regclass, 'a 1.0 definition names its table by OID after the update');
+SELECT is((SELECT layout FROM bloom_shared_definitions WHERE name = 'up s.Up t.k'),
+          'blocked', 'a 1.0 definition has layout blocked after the update');
 SELECT is((SELECT count(*) FROM bloom_shared_definitions WHERE name = 'public.gone.k'), 0::bigint,
           'a 1.0 definition whose table is gone is dropped by the update');
 SELECT is((SELECT array_agg(attname ORDER BY attname) FROM pg_attribute
             WHERE attrelid = 'bloom_shared_definitions'::regclass AND attnum > 0 AND NOT attisdropped),
-          '{capacity,column_name,fpr,id,name,rel}'::name[], 'the definitions table has the 1.1 columns');
+          '{capacity,column_name,fpr,id,layout,name,rel}'::name[], 'the definitions table has the 1.1 columns');
 
 -- 1.1: the text overloads (which citext reached) are gone, the bloom_literal
 -- ones, the ordering and the hashing are there, as in a fresh install

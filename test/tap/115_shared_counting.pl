@@ -8,7 +8,8 @@
 #      finds every row it sees; the removals wait (removals_pending) until it
 #      ends, then are applied (keys_removed) and the deleted keys answer "no";
 #   2. a key held by several rows stays until its last row is deleted;
-#   3. rolled-back deletes and savepoints leave their keys;
+#   3. rolled-back deletes and savepoints leave their keys; prepared
+#      transactions hold their removals until COMMIT or ROLLBACK PREPARED;
 #   4. key-changing UPDATEs (also to NULL) remove the old key; others queue
 #      nothing;
 #   5. a rebuild between a delete and its removal drops the removal (the new
@@ -33,6 +34,7 @@ my $queue_size = 1000;
 my $node = shared_node('shared_counting', qq{
 bloomfilter.removal_queue_size = $queue_size
 max_connections = 40
+max_prepared_transactions = 2
 restart_after_crash = on
 });
 my $T = 'public.t.k';
@@ -134,14 +136,29 @@ is(counters(), '801|0|0', 'a rolled-back delete removes nothing; the committed o
 is(maybes('SELECT generate_series(2001, 2400)'), '400', 'rows kept by a rollback answer "maybe"');
 no_false_negatives($node, 'postgres', $T, $rows, 'rollbacks');
 
+# a prepared transaction: no session, no snapshot, but its xid still holds
+# the horizon until COMMIT PREPARED (and ROLLBACK PREPARED drops the removals)
+$node->safe_psql('postgres', q{
+	BEGIN; DELETE FROM t WHERE k BETWEEN 2501 AND 2550; PREPARE TRANSACTION 'del1';
+	BEGIN; DELETE FROM t WHERE k BETWEEN 2551 AND 2600; PREPARE TRANSACTION 'del2';
+});
+sleep 1;
+is(counters(), '801|100|0', 'prepared deletes: their removals wait');
+no_false_negatives($node, 'postgres', $T, $rows, 'prepared deletes');
+$node->safe_psql('postgres', "COMMIT PREPARED 'del1'");
+$node->safe_psql('postgres', "ROLLBACK PREPARED 'del2'");
+drained('prepared deletes ended');
+is(counters(), '851|0|0', 'COMMIT PREPARED applies its removals, ROLLBACK PREPARED drops them');
+is(maybes('SELECT generate_series(2551, 2600)'), '50', 'rows kept by ROLLBACK PREPARED answer "maybe"');
+
 # ------------------------- 4. UPDATE ----
 $node->safe_psql('postgres', "UPDATE t SET v = 'touched' WHERE k BETWEEN 3001 AND 3500");
 sleep 1;
-is(counters(), '801|0|0', 'an UPDATE that keeps the key queues nothing');
+is(counters(), '851|0|0', 'an UPDATE that keeps the key queues nothing');
 $node->safe_psql('postgres', "UPDATE t SET k = k + 1000000 WHERE k BETWEEN 4001 AND 4200");
 $node->safe_psql('postgres', "UPDATE t SET k = NULL WHERE k BETWEEN 4201 AND 4300");
 drained('key changes');
-is(counters(), '1101|0|0', 'a changed key and a key set to NULL are removed');
+is(counters(), '1151|0|0', 'a changed key and a key set to NULL are removed');
 no_false_negatives($node, 'postgres', $T, $rows, 'key changes');
 cmp_ok(maybes('SELECT generate_series(4001, 4300)'), '<=', 15, 'the old keys answer "no"');
 $node->safe_psql('postgres', "UPDATE t SET k = 4250 WHERE k IS NULL AND id = (SELECT min(id) FROM t WHERE k IS NULL)");
