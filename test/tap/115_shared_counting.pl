@@ -8,6 +8,7 @@
 #      finds every row it sees; the removals wait (removals_pending) until it
 #      ends, then are applied (keys_removed) and the deleted keys answer "no";
 #   2. a key held by several rows stays until its last row is deleted;
+#      saturated counters (a key in 20 rows) never go down;
 #   3. rolled-back deletes and savepoints leave their keys; prepared
 #      transactions hold their removals until COMMIT or ROLLBACK PREPARED;
 #   4. key-changing UPDATEs (also to NULL) remove the old key; others queue
@@ -124,6 +125,12 @@ drained('every copy deleted');
 cmp_ok(maybes('SELECT generate_series(1, 100)'), '<=', 10, 'keys in no row answer "no"');
 is(counters(), '800|0|0', 'one removal per deleted row');
 no_false_negatives($node, 'postgres', $T, $rows, 'duplicates');
+# a key in 20 rows: its counters saturate at 15 and never go down again
+$node->safe_psql('postgres', "INSERT INTO t (k, v) SELECT 999999, 'sat' FROM generate_series(1, 20)");
+$node->safe_psql('postgres', "DELETE FROM t WHERE v = 'sat'");
+drained('saturated');
+is(counters(), '820|0|0', 'the 20 removals of a saturated key are applied');
+is(maybes('SELECT 999999'), '1', 'its saturated counters stay: the key stays ("maybe")');
 
 # ------------------------- 3. rolled back ----
 $node->safe_psql('postgres', q{
@@ -132,7 +139,7 @@ $node->safe_psql('postgres', q{
 	ROLLBACK TO SAVEPOINT a; DELETE FROM t WHERE k = 2401; COMMIT;
 });
 drained('rolled back');
-is(counters(), '801|0|0', 'a rolled-back delete removes nothing; the committed one in the same transaction does');
+is(counters(), '821|0|0', 'a rolled-back delete removes nothing; the committed one in the same transaction does');
 is(maybes('SELECT generate_series(2001, 2400)'), '400', 'rows kept by a rollback answer "maybe"');
 no_false_negatives($node, 'postgres', $T, $rows, 'rollbacks');
 
@@ -143,22 +150,22 @@ $node->safe_psql('postgres', q{
 	BEGIN; DELETE FROM t WHERE k BETWEEN 2551 AND 2600; PREPARE TRANSACTION 'del2';
 });
 sleep 1;
-is(counters(), '801|100|0', 'prepared deletes: their removals wait');
+is(counters(), '821|100|0', 'prepared deletes: their removals wait');
 no_false_negatives($node, 'postgres', $T, $rows, 'prepared deletes');
 $node->safe_psql('postgres', "COMMIT PREPARED 'del1'");
 $node->safe_psql('postgres', "ROLLBACK PREPARED 'del2'");
 drained('prepared deletes ended');
-is(counters(), '851|0|0', 'COMMIT PREPARED applies its removals, ROLLBACK PREPARED drops them');
+is(counters(), '871|0|0', 'COMMIT PREPARED applies its removals, ROLLBACK PREPARED drops them');
 is(maybes('SELECT generate_series(2551, 2600)'), '50', 'rows kept by ROLLBACK PREPARED answer "maybe"');
 
 # ------------------------- 4. UPDATE ----
 $node->safe_psql('postgres', "UPDATE t SET v = 'touched' WHERE k BETWEEN 3001 AND 3500");
 sleep 1;
-is(counters(), '851|0|0', 'an UPDATE that keeps the key queues nothing');
+is(counters(), '871|0|0', 'an UPDATE that keeps the key queues nothing');
 $node->safe_psql('postgres', "UPDATE t SET k = k + 1000000 WHERE k BETWEEN 4001 AND 4200");
 $node->safe_psql('postgres', "UPDATE t SET k = NULL WHERE k BETWEEN 4201 AND 4300");
 drained('key changes');
-is(counters(), '1151|0|0', 'a changed key and a key set to NULL are removed');
+is(counters(), '1171|0|0', 'a changed key and a key set to NULL are removed');
 no_false_negatives($node, 'postgres', $T, $rows, 'key changes');
 cmp_ok(maybes('SELECT generate_series(4001, 4300)'), '<=', 15, 'the old keys answer "no"');
 $node->safe_psql('postgres', "UPDATE t SET k = 4250 WHERE k IS NULL AND id = (SELECT min(id) FROM t WHERE k IS NULL)");
