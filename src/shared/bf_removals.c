@@ -286,19 +286,23 @@ apply_one(const BfRemoval *e, bool committed)
 
 	if (s == NULL)
 		return;					/* forgotten since: nothing to remove from */
-	if (!committed)
-		;						/* rolled back: the row is there, so is its key */
-	else if (!s->has_live || s->suspended || s->live_epoch != e->epoch ||
-			 s->live_hdr.layout != BF_LAYOUT_COUNTING)
-		pg_atomic_fetch_add_u64(&s->removals_dropped, 1);	/* rebuilt since */
-	else if (counters_remove_atomic((uint8 *) bf_pool + s->live_off, &s->live_hdr,
-									e->hash))
+
+	/* rolled back: the row is still there, and so is its key */
+	if (committed)
 	{
-		pg_atomic_fetch_add_u64(&s->removed, 1);
-		pg_atomic_fetch_sub_u64(&s->added, 1);
+		/* rebuilt since (or not counting): the new buffer may lack the row */
+		bool		same = s->has_live && !s->suspended && s->live_epoch == e->epoch &&
+			s->live_hdr.layout == BF_LAYOUT_COUNTING;
+
+		if (same && counters_remove_atomic((uint8 *) bf_pool + s->live_off,
+										   &s->live_hdr, e->hash))
+		{
+			pg_atomic_fetch_add_u64(&s->removed, 1);
+			pg_atomic_fetch_sub_u64(&s->added, 1);
+		}
+		else
+			pg_atomic_fetch_add_u64(&s->removals_dropped, 1);
 	}
-	else
-		pg_atomic_fetch_add_u64(&s->removals_dropped, 1);
 	bf_slot_release(s);
 }
 
