@@ -317,6 +317,8 @@ apply_one(const BfRemoval *e, bool committed)
 int
 bf_removals_apply(void)
 {
+	static TransactionId last_horizon = InvalidTransactionId;
+	static int	last_kept = 0;
 	TransactionId horizon;
 	int			ndue = 0;
 	int			kept = 0;
@@ -329,6 +331,17 @@ bf_removals_apply(void)
 
 	/* the oldest xid any snapshot of any database may still see as running */
 	horizon = GetOldestNonRemovableTransactionId(NULL);
+
+	/*
+	 * Nothing can be due if the horizon did not move and no entry came since
+	 * the last pass (new entries come from transactions at or after it): a
+	 * long transaction holding the horizon costs no pass over the queue.
+	 * (An unlocked read of the count: a change is seen at the next pass.)
+	 */
+	if (TransactionIdEquals(horizon, last_horizon) && queue->count == last_kept)
+		return last_kept;
+	last_horizon = horizon;
+
 	LWLockAcquire(queue_lock, LW_EXCLUSIVE);
 	for (int i = 0; i < queue->count; i++)
 	{
@@ -339,6 +352,7 @@ bf_removals_apply(void)
 	}
 	queue->count = kept;
 	LWLockRelease(queue_lock);
+	last_kept = kept;
 
 	/* keep the commit log from being truncated while we read it */
 	LWLockAcquire(XactTruncationLock, LW_SHARED);
