@@ -334,7 +334,8 @@ bloom_guard(PG_FUNCTION_ARGS)
 	namestrcpy(&def.column_name, column);
 	def.fpr = PG_ARGISNULL(2) ? 0.01 : PG_GETARG_FLOAT8(2);
 	def.capacity = PG_ARGISNULL(3) ? 0 : PG_GETARG_INT64(3);
-	def.layout = PG_ARGISNULL(4) ? BF_LAYOUT_BLOCKED :
+	/* (1.0's bloom_guard has no layout argument) */
+	def.layout = PG_NARGS() < 5 || PG_ARGISNULL(4) ? BF_LAYOUT_BLOCKED :
 		guard_layout(text_to_cstring(PG_GETARG_TEXT_PP(4)));
 	check_sizing(relid, def.layout, def.fpr, def.capacity, !PG_ARGISNULL(3));
 	if (def_of_column(relid, column, &existing))

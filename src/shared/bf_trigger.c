@@ -5,10 +5,11 @@
  * bloom_guard() creates it as AFTER INSERT OR UPDATE ... FOR EACH ROW
  * EXECUTE FUNCTION bloom_shared_trigger('<filter>') on the guarded table
  * (partitions get PostgreSQL's clones) and on each inheritance child, with
- * OR DELETE for a counting filter.  It adds the row's key as stored, and
- * for a counting filter queues the removal of the key a DELETE or an UPDATE
- * took away (applied once no snapshot can see the old row: bf_removals.c): a BEFORE trigger could still be followed by
- * another that changes the key, so BEFORE is refused.  It maintains only
+ * OR DELETE for a counting filter.  It adds the row's key as stored (a
+ * BEFORE trigger could still be followed by another that changes the key,
+ * so BEFORE is refused), and for a counting filter queues the removal of the
+ * key a DELETE or an UPDATE took away (applied once no snapshot can see the
+ * old row: bf_removals.c).  It maintains only
  * tables of the guarded table's tree (the DDL review drops it from tables
  * that leave the tree, and refuses it on others); on any other table it does
  * nothing.

@@ -74,6 +74,9 @@ for my $g (@guards)
 	my ($cs, $ce, $co) = run("SELECT count(*) FROM \"$nsp\".\"$rel\" WHERE NOT bloom_shared_contains(" . lit($name) . ", k)");
 	ok($cs ne 'OK' || $co eq '0', "before the update, $name: an error or no \"no\" ($cs " . ($co // '') . ')');
 }
+# 1.0's bloom_guard has four arguments; 1.1's library reads a fifth (layout)
+($st, $err) = run(q{SELECT bloom_guard('plain', 'id')});
+is($st, '55000', "before the update, 1.0's bloom_guard asks for the update") or diag($err);
 $node->restart;
 $watch = crash_watch($node);
 ok(1, 'the server restarts with a 1.0 catalog and the 1.1 library');
