@@ -22,6 +22,8 @@ SHARED_OBJS = \
 	src/shared/bf_security.o \
 	src/shared/bf_tree.o \
 	src/shared/bf_check.o \
+	src/shared/bf_gate.o \
+	src/shared/bf_planner.o \
 	src/shared/bf_guard.o \
 	src/shared/bf_ddl.o \
 	src/shared/bf_trigger.o \
