@@ -155,8 +155,9 @@ is( rows($node, q{
 
 # a disabled trigger suspends the guard: rows written meanwhile are found
 my $trig = $node->safe_psql('postgres', q{
-	SELECT tgname FROM pg_trigger WHERE tgrelid = 'users'::regclass
-	   AND tgargs::text LIKE '%username%' LIMIT 1});
+	SELECT tgname FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
+	 WHERE tgrelid = 'users'::regclass AND p.proname = 'bloom_shared_trigger'
+	   AND encode(tgargs, 'escape') LIKE '%username%'});
 $node->safe_psql('postgres', qq{ALTER TABLE users DISABLE TRIGGER "$trig"});
 ok(poll_for($node, 'postgres', q{SELECT state FROM bloom_shared_filters WHERE name = 'public.users.username'},
 	'suspended', 30), 'guard suspended');
