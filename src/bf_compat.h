@@ -46,4 +46,16 @@
 #define BF_INPUT_ERROR(fcinfo, ...) ereport(ERROR, __VA_ARGS__)
 #endif
 
+/*
+ * PostgreSQL 16 replaced pg_class_ownercheck by object_ownercheck.
+ */
+#include "catalog/pg_class.h"
+#if PG_VERSION_NUM >= 160000
+#define bf_class_ownercheck(relid, roleid) \
+	object_ownercheck(RelationRelationId, (relid), (roleid))
+#else
+#define bf_class_ownercheck(relid, roleid) \
+	pg_class_ownercheck((relid), (roleid))
+#endif
+
 #endif							/* BF_COMPAT_H */

@@ -278,12 +278,30 @@ count_skip(const BfFilterRef *ref, Oid cfgoid, int64 defid)
 	pg_atomic_fetch_add_u64(&c->skipped, 1);
 }
 
+/* The view's rule: roles that may check the filter, and the table's owner. */
+static bool
+may_see_counts(const BfDefinition *def)
+{
+	AttrNumber	attnum = get_attnum(def->relid, NameStr(def->column_name));
+
+	if (attnum != InvalidAttrNumber &&
+		bf_read_access(def->relid, attnum, GetUserId()) == BF_READ_OK)
+		return true;
+	return bf_class_ownercheck(def->relid, GetUserId());
+}
+
+/* Skipped scans of a definition; NULL for roles that may not see them. */
 Datum
 bloom_shared_skipped_scans(PG_FUNCTION_ARGS)
 {
 	int64		defid = PG_GETARG_INT64(0);
+	const BfDefinition *def = gate_def_by_id(defid);
 	Oid			cfgoid = bf_config_table(true);
 	uint64		sum = 0;
+
+	if (def == NULL || !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(def->relid)) ||
+		!may_see_counts(def))
+		PG_RETURN_NULL();
 
 	for (int i = 0; i < gate_ncounters; i++)
 	{
