@@ -72,6 +72,11 @@ bench:
 bench-shared:
 	bash test/bench/shared_registration.sh
 
+# The planner-guard benchmark (pgbench, guards on vs off, 1 and 4 clients).
+.PHONY: bench-planner
+bench-planner:
+	bash test/bench/planner_guards.sh
+
 # Plain C unit tests of the PostgreSQL-free core.
 core-test:
 	$(MAKE) -C test/core
