@@ -376,6 +376,7 @@ bf_planner_init(void)
 							 true,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
+	bf_writers_init();
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = bf_set_rel_pathlist;
 	prev_shmem_request_hook = shmem_request_hook;

@@ -150,6 +150,8 @@ extern BfGateMode bf_gate_key_mode(Oid coltype, Oid colcoll, Oid argtype);
 extern List *bf_gate_definitions(Oid *cfgoid);
 extern Size bf_gate_shmem_size(void);
 extern void bf_gate_shmem_init(void);
+extern void bf_writers_init(void);	/* bf_writers.c */
+extern bool bf_unfired_writes(void);
 
 /* bf_security.c: running SQL and user-reachable code safely; access */
 typedef enum BfReadAccess

@@ -169,6 +169,68 @@ wait_ready($node, 'postgres', 'public.users.username', 'trigger enabled again');
 is(rows($node, q{SELECT count(*) FROM users WHERE username = 'while-disabled'}), '1',
 	'rebuilt guard: the row is found');
 
+# ------------------- 3b. queries run by a statement that is writing rows ----
+# A guard trigger adds a row's key when the writing statement ends, but a
+# query the statement runs meanwhile (a function per row, a BEFORE trigger of
+# a later row, RETURNING, an AFTER trigger firing before the guard trigger,
+# COPY's triggers) already sees the row: its gates must answer "maybe".
+$node->safe_psql('postgres', q{
+	CREATE TABLE dd (k text NOT NULL, note text);
+	SELECT bloom_guard('dd', 'k');
+	CREATE FUNCTION dd_count(v text) RETURNS bigint LANGUAGE plpgsql AS
+		$f$ BEGIN RETURN (SELECT count(*) FROM dd WHERE k = v); END $f$;
+	CREATE FUNCTION dd_audit() RETURNS trigger LANGUAGE plpgsql AS
+		$f$ BEGIN INSERT INTO dd_log VALUES (NEW.k, dd_count(NEW.k)); RETURN NULL; END $f$;
+	CREATE TABLE dd_log (k text, seen bigint);
+	CREATE FUNCTION dd_skip() RETURNS trigger LANGUAGE plpgsql AS
+		$f$ BEGIN IF EXISTS (SELECT 1 FROM dd WHERE k = NEW.k) THEN RETURN NULL; END IF; RETURN NEW; END $f$;
+});
+wait_ready($node, 'postgres', 'public.dd.k', 'dd');
+is(rows($node, q{
+	INSERT INTO dd SELECT 'm' || i, dd_count('m1')::text FROM generate_series(1, 3) i;
+	SELECT string_agg(k || '=' || note, ',' ORDER BY k) FROM dd WHERE k LIKE 'm%'}),
+	'm1=0,m2=1,m3=1', 'a function per row of a multi-row INSERT sees the earlier rows');
+is(rows($node, q{INSERT INTO dd VALUES ('r1') RETURNING dd_count('r1')}), '1',
+	'RETURNING sees the row just inserted');
+is(rows($node, q{
+	CREATE TRIGGER a_audit AFTER INSERT ON dd FOR EACH ROW EXECUTE FUNCTION dd_audit();
+	INSERT INTO dd VALUES ('t1');
+	DROP TRIGGER a_audit ON dd;
+	SELECT seen FROM dd_log WHERE k = 't1'}), '1',
+	'an AFTER trigger firing before the guard trigger sees the row');
+is(rows($node, q{
+	CREATE TRIGGER dd_skip BEFORE INSERT ON dd FOR EACH ROW EXECUTE FUNCTION dd_skip();
+	INSERT INTO dd VALUES ('d1'), ('d1'), ('d1');
+	SELECT count(*) FROM dd WHERE k = 'd1'}), '1',
+	'a BEFORE trigger skipping duplicates sees the earlier rows of a multi-row INSERT');
+{
+	my ($rc, $o, $e) = $node->psql('postgres', "COPY dd (k) FROM STDIN;\nc1\nc1\nc1\n\\.\nSELECT count(*) FROM dd WHERE k = 'c1';");
+	is($o, '1', 'the same trigger sees the earlier rows of COPY FROM') or diag($e);
+}
+my $sk0 = skipped($node, 'public.dd.k');
+is(rows($node, q{
+	INSERT INTO dd VALUES ('single-1');
+	INSERT INTO dd VALUES ('single-1');
+	SELECT count(*) FROM dd WHERE k = 'single-1'}), '1',
+	'one-row INSERTs: the trigger skips the duplicate');
+cmp_ok(skipped($node, 'public.dd.k'), '>', $sk0,
+	'one-row INSERT: the trigger\'s lookup of a new key skipped its scan');
+is(rows($node, q{
+	BEGIN;
+	INSERT INTO dd VALUES ('sub-1');
+	SAVEPOINT a;
+	INSERT INTO dd SELECT 'sub-2' FROM generate_series(1, 2) WHERE 1 / 0 = 1;
+	ROLLBACK TO a;
+	SELECT count(*) FROM dd WHERE k = 'sub-1';
+	COMMIT;}), '1', 'after an aborted writer in a subtransaction');
+cmp_ok(rows($node, q{
+	DO $d$ BEGIN BEGIN INSERT INTO dd SELECT 'x', (1 / 0)::text; EXCEPTION WHEN division_by_zero THEN NULL; END; END $d$;
+	SELECT count(*) FROM dd WHERE k = 'never-inserted'}), '==', 0, 'an aborted writer leaves no open writer behind');
+my $sk1 = skipped($node, 'public.dd.k');
+rows($node, q{SELECT count(*) FROM dd WHERE k = 'never-inserted-2'});
+cmp_ok(skipped($node, 'public.dd.k'), '>', $sk1, 'gates answer again after the aborted writers');
+$node->safe_psql('postgres', q{DROP TRIGGER dd_skip ON dd});
+
 # ----------------------------------- 4. cached plans, unguard and guard ----
 {
 	my $s = $node->background_psql('postgres');
