@@ -12,8 +12,8 @@
  * guards are turned off, the library is not preloaded, a standby, the
  * definition is gone (a plan cached before an unguard), the filter is not
  * loaded, building or suspended, a statement of this backend may have
- * written rows whose guard triggers have not fired yet (bf_writers.c), the
- * key is NULL, the key's type or
+ * written rows whose guard triggers have not fired yet (bf_writers.c), a
+ * parallel worker (which cannot know the leader's writers), the key is NULL, the key's type or
  * collation is not one the filter's keys agree with, or the caller could not
  * check the filter with bloom_shared_contains (no SELECT on the guarded
  * column of the guarded table, or row-level security there).  It answers
@@ -486,8 +486,9 @@ gate_setup(FunctionCallInfo fcinfo, Oid argtype)
 	GateSite   *site = fcinfo->flinfo->fn_extra;
 	int64		defid = PG_GETARG_INT64(0);
 
+	/* a parallel worker does not know the leader's open writers */
 	if (!bf_planner_guards || !bf_shared_available() || RecoveryInProgress() ||
-		bf_unfired_writes())
+		IsParallelWorker() || bf_unfired_writes())
 		return NULL;
 	if (site == NULL)
 	{
