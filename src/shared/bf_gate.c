@@ -13,11 +13,11 @@
  * definition is gone (a plan cached before an unguard), the filter is not
  * loaded, building or suspended, a statement of this backend may have
  * written rows whose guard triggers have not fired yet (bf_writers.c), a
- * parallel worker (which cannot know the leader's writers), the key is NULL, the key's type or
- * collation is not one the filter's keys agree with, or the caller could not
- * check the filter with bloom_shared_contains (no SELECT on the guarded
- * column of the guarded table, or row-level security there).  It answers
- * "no" (false) only where bloom_shared_contains would.
+ * parallel worker (it cannot know the leader's writers), the key is NULL,
+ * the key's type or collation is not one the filter's keys agree with, or
+ * the caller could not check the filter with bloom_shared_contains (no
+ * SELECT on the guarded column of the guarded table, or row-level security
+ * there).  It answers "no" (false) only where bloom_shared_contains would.
  */
 #include "postgres.h"
 
