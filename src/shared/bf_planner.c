@@ -97,7 +97,9 @@ gate_functions(void)
 			gate_fn = lookup_gate_fn(nsp, "bloom_shared_gate", ANYELEMENTOID);
 			gate_any_fn = lookup_gate_fn(nsp, "bloom_shared_gate_any", ANYARRAYOID);
 		}
-		gate_fn_epoch = bf_def_epoch;
+		/* not found (CREATE EXTENSION under way): look again next time */
+		if (OidIsValid(gate_fn) && OidIsValid(gate_any_fn))
+			gate_fn_epoch = bf_def_epoch;
 	}
 	return OidIsValid(gate_fn) && OidIsValid(gate_any_fn);
 }
