@@ -61,9 +61,14 @@ SELECT :'step' = 'report' AS is_report \gset
 \if :is_report
 \pset footer off
 SELECT scenario, clients,
-	   round(avg(tps) FILTER (WHERE mode = 'off')::numeric, 0) AS "TPS unguarded",
-	   round(avg(tps) FILTER (WHERE mode = 'on')::numeric, 0) AS "TPS guarded",
-	   round((avg(tps) FILTER (WHERE mode = 'on') / avg(tps) FILTER (WHERE mode = 'off'))::numeric, 2) AS "ratio",
+	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY tps) FILTER (WHERE mode = 'off')::numeric, 0)
+		   || ' (' || round(min(tps) FILTER (WHERE mode = 'off')) || '-'
+		   || round(max(tps) FILTER (WHERE mode = 'off')) || ')' AS "TPS unguarded, median (min-max)",
+	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY tps) FILTER (WHERE mode = 'on')::numeric, 0)
+		   || ' (' || round(min(tps) FILTER (WHERE mode = 'on')) || '-'
+		   || round(max(tps) FILTER (WHERE mode = 'on')) || ')' AS "TPS guarded, median (min-max)",
+	   round((percentile_cont(0.5) WITHIN GROUP (ORDER BY tps) FILTER (WHERE mode = 'on')
+			  / percentile_cont(0.5) WITHIN GROUP (ORDER BY tps) FILTER (WHERE mode = 'off'))::numeric, 2) AS "ratio of medians",
 	   round((sum(blocks) FILTER (WHERE mode = 'off')::numeric / sum(tx) FILTER (WHERE mode = 'off')), 2) AS "blocks/lookup unguarded",
 	   round((sum(blocks) FILTER (WHERE mode = 'on')::numeric / sum(tx) FILTER (WHERE mode = 'on')), 2) AS "blocks/lookup guarded",
 	   round((sum(blocks_read) FILTER (WHERE mode = 'off')::numeric / sum(tx) FILTER (WHERE mode = 'off')), 3) AS "reads/lookup unguarded",
