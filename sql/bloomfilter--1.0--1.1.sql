@@ -306,13 +306,13 @@ COMMENT ON FUNCTION bloom_shared_filters_info() IS
 
 CREATE FUNCTION bloom_shared_gate(definition_id bigint, key anyelement) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'bloom_shared_gate'
-	LANGUAGE C STABLE PARALLEL SAFE;
+	LANGUAGE C VOLATILE PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_shared_gate(bigint, anyelement) IS
 	'planner guard: false when the shared filter of the definition certainly holds no key equal to key, true ("maybe") otherwise and whenever it cannot be sure (added by the planner as a One-Time Filter; see bloomfilter.planner_guards)';
 
 CREATE FUNCTION bloom_shared_gate_any(definition_id bigint, keys anyarray) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'bloom_shared_gate_any'
-	LANGUAGE C STABLE PARALLEL SAFE;
+	LANGUAGE C VOLATILE PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_shared_gate_any(bigint, anyarray) IS
 	'planner guard for column = ANY (keys): false when the shared filter of the definition certainly holds none of the keys, true ("maybe") otherwise';
 
