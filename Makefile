@@ -22,6 +22,9 @@ SHARED_OBJS = \
 	src/shared/bf_security.o \
 	src/shared/bf_tree.o \
 	src/shared/bf_check.o \
+	src/shared/bf_gate.o \
+	src/shared/bf_planner.o \
+	src/shared/bf_writers.o \
 	src/shared/bf_guard.o \
 	src/shared/bf_ddl.o \
 	src/shared/bf_trigger.o \
@@ -75,6 +78,10 @@ bench-shared:
 .PHONY: bench-churn
 bench-churn:
 	bash test/bench/shared_churn.sh
+# The planner-guard benchmark (pgbench, guards on vs off, 1 and 4 clients).
+.PHONY: bench-planner
+bench-planner:
+	bash test/bench/planner_guards.sh
 
 # Plain C unit tests of the PostgreSQL-free core.
 core-test:

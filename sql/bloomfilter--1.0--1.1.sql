@@ -308,6 +308,24 @@ CREATE FUNCTION bloom_shared_filters_info(
 COMMENT ON FUNCTION bloom_shared_filters_info() IS
 	'the shared filters of this database as held in shared memory (see the view bloom_shared_filters)';
 
+CREATE FUNCTION bloom_shared_gate(definition_id bigint, key anyelement) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_shared_gate'
+	LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_shared_gate(bigint, anyelement) IS
+	'planner guard: false when the shared filter of the definition certainly holds no key equal to key, true ("maybe") otherwise and whenever it cannot be sure (added by the planner as a One-Time Filter; see bloomfilter.planner_guards)';
+
+CREATE FUNCTION bloom_shared_gate_any(definition_id bigint, keys anyarray) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_shared_gate_any'
+	LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_shared_gate_any(bigint, anyarray) IS
+	'planner guard for column = ANY (keys): false when the shared filter of the definition certainly holds none of the keys, true ("maybe") otherwise';
+
+CREATE FUNCTION bloom_shared_skipped_scans(definition_id bigint) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'bloom_shared_skipped_scans'
+	LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_shared_skipped_scans(bigint) IS
+	'scans skipped by planner guards on the definition''s filter since it was loaded (see the view bloom_shared_filters)';
+
 CREATE VIEW bloom_shared_filters AS
 	SELECT d.name,
 		   d.rel AS "table",
@@ -329,12 +347,13 @@ CREATE VIEW bloom_shared_filters AS
 		   d.layout,
 		   i.keys_removed,
 		   coalesce(i.removals_pending, 0) AS removals_pending,
-		   coalesce(i.removals_dropped, 0) AS removals_dropped
+		   coalesce(i.removals_dropped, 0) AS removals_dropped,
+		   bloom_shared_skipped_scans(d.id) AS skipped_scans
 	  FROM bloom_shared_definitions d
 	  LEFT JOIN bloom_shared_filters_info() i
 		ON i.definition_id OPERATOR(pg_catalog.=) d.id;
 COMMENT ON VIEW bloom_shared_filters IS
-	'shared filters: state (building, ready, rebuilding, suspended, failed, not loaded, standby), size, keys added, estimated FPR, checks and "no" answers (negative_ratio: the share of lookups that never reached the table), the last build error and when the build is retried; for a counting filter, keys removed, removals waiting for their transactions and the xmin horizon, and removals dropped (their keys stay)';
+	'shared filters: state (building, ready, rebuilding, suspended, failed, not loaded, standby), size, keys added, estimated FPR, checks and "no" answers (negative_ratio: the share of lookups that never reached the table), the last build error and when the build is retried; for a counting filter, keys removed, removals waiting for their transactions and the xmin horizon, and removals dropped (their keys stay); scans skipped by planner guards';
 GRANT SELECT ON bloom_shared_filters TO PUBLIC;
 
 DROP FUNCTION bloom_guard(regclass, name, float8, bigint);

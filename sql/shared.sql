@@ -17,6 +17,10 @@ SELECT bloom_shared_contains('public.shared_t.username', 1);
 SELECT bloom_shared_add('public.shared_t.username', 'carol');
 SELECT bloom_shared_get('public.shared_t.username');
 SELECT * FROM bloom_shared_filters;
+-- planner gates answer "maybe" (true): nothing is planned with them here
+SELECT bloom_shared_gate(1, 'alice'::text), bloom_shared_gate(1, NULL::text),
+       bloom_shared_gate_any(1, ARRAY['alice', 'bob']), bloom_shared_skipped_scans(1);
+EXPLAIN (COSTS OFF) SELECT * FROM shared_t WHERE username = 'alice';
 
 -- the configuration table exists and is empty
 SELECT count(*) FROM bloom_shared_definitions;

@@ -57,4 +57,16 @@
 #define bf_transam_variables ShmemVariableCache
 #endif
 
+/*
+ * PostgreSQL 16 replaced pg_class_ownercheck by object_ownercheck.
+ */
+#include "catalog/pg_class.h"
+#if PG_VERSION_NUM >= 160000
+#define bf_class_ownercheck(relid, roleid) \
+	object_ownercheck(RelationRelationId, (relid), (roleid))
+#else
+#define bf_class_ownercheck(relid, roleid) \
+	pg_class_ownercheck((relid), (roleid))
+#endif
+
 #endif							/* BF_COMPAT_H */

@@ -181,6 +181,7 @@ bf_shared_init(void)
 	prev_object_access_hook = object_access_hook;
 	object_access_hook = bf_object_access;
 
+	bf_planner_init();
 	bf_register_launcher();
 	bf_shared_enabled = true;
 }

@@ -138,6 +138,24 @@ extern void bf_guard_enable_always(Oid relid, const BfDefinition *def);
 extern void bf_guard_drop_triggers(const BfDefinition *def);
 extern void bf_guard_remove(const BfDefinition *def, bool drop_triggers);
 
+/* bf_gate.c and bf_planner.c: the planner's gates */
+typedef enum BfGateMode
+{
+	BF_GATE_NONE,				/* the filter cannot answer for such keys */
+	BF_GATE_AS_COLUMN,			/* hash the value as the column's type */
+	BF_GATE_AS_KEY				/* hash the value as its own type (int8 = int4) */
+} BfGateMode;
+
+extern bool bf_planner_guards;
+extern void bf_planner_init(void);	/* from bf_shared_init */
+extern bool bf_gate_compares_as(Oid colbase, Oid left);
+extern BfGateMode bf_gate_key_mode(Oid coltype, Oid colcoll, Oid argtype);
+extern List *bf_gate_definitions(Oid *cfgoid);
+extern Size bf_gate_shmem_size(void);
+extern void bf_gate_shmem_init(void);
+extern void bf_writers_init(void);	/* bf_writers.c */
+extern bool bf_unfired_writes(void);
+
 /* bf_security.c: running SQL and user-reachable code safely; access */
 typedef enum BfReadAccess
 {

@@ -213,7 +213,8 @@ $node->safe_psql('postgres', q{DELETE FROM bloom_shared_definitions d
 
 # -------------------------------------------------------------- the view ----
 my @cols = qw(name table column state capacity bits keys_added estimated_fpr
-  memory_bytes checks negatives negative_ratio last_build last_error next_try);
+  memory_bytes checks negatives negative_ratio last_build last_error next_try
+  skipped_scans);
 my $have = $node->safe_psql('postgres',
 	"SELECT string_agg(attname, ',' ORDER BY attnum) FROM pg_attribute "
 	  . "WHERE attrelid = 'bloom_shared_filters'::regclass AND attnum > 0 AND NOT attisdropped");

@@ -1,0 +1,568 @@
+/*
+ * bf_gate.c
+ *		The planner's gates: one check of a shared filter before a scan whose
+ *		condition "column = value" (or "column = ANY (array)") the filter can
+ *		answer for.  bloom_shared_gate() and bloom_shared_gate_any() are what
+ *		a plan's One-Time Filter calls (bf_planner.c puts them there); this
+ *		file also holds the rule for which keys a gate can answer for, the
+ *		per-backend list of definitions the planner consults, and the shared
+ *		count of skipped scans.
+ *
+ * A gate answers "maybe" (true) whenever it cannot be sure: the planner
+ * guards are turned off, the library is not preloaded, a standby, the
+ * definition is gone (a plan cached before an unguard), the filter is not
+ * loaded, building or suspended, a statement of this backend may have
+ * written rows whose guard triggers have not fired yet (bf_writers.c), a
+ * parallel worker (it cannot know the leader's writers), the key is NULL,
+ * the key's type or collation is not one the filter's keys agree with, or
+ * the caller could not check the filter with bloom_shared_contains (no
+ * SELECT on the guarded column of the guarded table, or row-level security
+ * there).  It answers "no" (false) only where bloom_shared_contains would.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/parallel.h"
+#include "access/xlog.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "nodes/value.h"
+#include "parser/parse_coerce.h"
+#include "parser/parse_oper.h"
+#include "storage/ipc.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "storage/spin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+
+#include "bf_shared.h"
+
+PG_FUNCTION_INFO_V1(bloom_shared_gate);
+PG_FUNCTION_INFO_V1(bloom_shared_gate_any);
+PG_FUNCTION_INFO_V1(bloom_shared_skipped_scans);
+
+#if PG_VERSION_NUM >= 170000
+#define BF_LXID		(MyProc->vxid.lxid)
+#else
+#define BF_LXID		(MyProc->lxid)
+#endif
+
+/* ---------------------------------------------------------------------
+ * The key rule
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * Does "=" with an input of type left on the column's side compare a column
+ * of type colbase as its canonical keys do?  The same rule as the shared
+ * checks' (bf_check.c): its own type, or one that shares its bytes and its
+ * equality; char(n) ignores trailing blanks, so only a varchar column (whose
+ * keys are hashed without them too) may be compared as char(n).
+ */
+bool
+bf_gate_compares_as(Oid colbase, Oid left)
+{
+	if (left == colbase)
+		return true;
+	if (!IsBinaryCoercible(colbase, left))
+		return false;
+	if (left == BPCHAROID)
+		return colbase == VARCHAROID;
+	return colbase != BPCHAROID;
+}
+
+/* The key kind of a type, or BF_KEY_NONE (never an error). */
+static int
+key_kind(Oid typid, Oid collation)
+{
+	BfKeyType	kt;
+
+	if (!bf_key_type_usable(typid, collation))
+		return BF_KEY_NONE;
+	bf_key_type_init(&kt, typid, collation, InvalidOid);
+	return kt.kind;
+}
+
+/*
+ * How a gate hashes a value of type argtype for a column of type coltype
+ * (collation colcoll):
+ *  - BF_GATE_AS_COLUMN: the value's type compares as the column's (text for
+ *    a varchar column): hash it as the column's keys are hashed;
+ *  - BF_GATE_AS_KEY: pg_catalog's "=" for (column, value) is a cross-type
+ *    operator between types of the same key kind (int8 = int4): hash the
+ *    value as it is, whose canonical bytes equal the column's when "=" holds;
+ *  - BF_GATE_NONE: anything else (no gate).
+ */
+BfGateMode
+bf_gate_key_mode(Oid coltype, Oid colcoll, Oid argtype)
+{
+	Oid			colbase = getBaseType(coltype);
+	Oid			argbase = getBaseType(argtype);
+	Operator	op;
+	Form_pg_operator form;
+	bool		cross;
+	int			colkind;
+
+	colkind = key_kind(coltype, colcoll);
+	if (colkind == BF_KEY_NONE)
+		return BF_GATE_NONE;
+	if (bf_gate_compares_as(colbase, argbase))
+		return BF_GATE_AS_COLUMN;
+	if (key_kind(argtype, colcoll) != colkind)
+		return BF_GATE_NONE;
+	op = oper(NULL, list_make2(makeString("pg_catalog"), makeString("=")),
+			  colbase, argbase, true, -1);
+	if (op == NULL)
+		return BF_GATE_NONE;
+	form = (Form_pg_operator) GETSTRUCT(op);
+	cross = bf_gate_compares_as(colbase, form->oprleft) &&
+		form->oprright == argbase && form->oprleft != form->oprright;
+	ReleaseSysCache(op);
+	return cross ? BF_GATE_AS_KEY : BF_GATE_NONE;
+}
+
+/* ---------------------------------------------------------------------
+ * The definitions the planner consults
+ * ---------------------------------------------------------------------
+ */
+
+static List *gate_defs = NIL;	/* of BfDefinition *, in TopMemoryContext */
+static uint64 gate_defs_epoch = 0;
+static Oid	gate_defs_cfgoid = InvalidOid;
+static bool ext_missing = false;	/* known absent until a relcache flush */
+static bool gate_callback_registered = false;
+
+static void
+gate_relcache_callback(Datum arg, Oid relid)
+{
+	/* CREATE EXTENSION creates tables: look again after any of them */
+	ext_missing = false;
+}
+
+/*
+ * The guards of this database, NIL when the extension is not installed (or
+ * not updated); *cfgoid is the configuration table (InvalidOid then).  The
+ * list is valid until bf_def_epoch changes.
+ */
+List *
+bf_gate_definitions(Oid *cfgoid)
+{
+	*cfgoid = InvalidOid;
+	if (!gate_callback_registered)
+	{
+		CacheRegisterRelcacheCallback(gate_relcache_callback, (Datum) 0);
+		gate_callback_registered = true;
+	}
+	if (ext_missing)
+		return NIL;
+	while (gate_defs_epoch != bf_def_epoch)
+	{
+		uint64		epoch = bf_def_epoch;
+		Oid			cfg = bf_config_table(true);
+		List	   *all = NIL;
+		MemoryContext old;
+		ListCell   *lc;
+
+		if (!OidIsValid(cfg) || !bf_config_current())
+		{
+			ext_missing = !OidIsValid(cfg);
+			return NIL;
+		}
+		list_free_deep(gate_defs);
+		gate_defs = NIL;
+		all = bf_def_all();
+		old = MemoryContextSwitchTo(TopMemoryContext);
+		foreach(lc, all)
+		{
+			BfDefinition *d = palloc(sizeof(BfDefinition));
+
+			memcpy(d, lfirst(lc), sizeof(BfDefinition));
+			gate_defs = lappend(gate_defs, d);
+		}
+		MemoryContextSwitchTo(old);
+		list_free_deep(all);
+		gate_defs_cfgoid = cfg;
+		/* a read that took in invalidations reads again */
+		if (epoch == bf_def_epoch)
+			gate_defs_epoch = epoch;
+	}
+	*cfgoid = gate_defs_cfgoid;
+	return gate_defs;
+}
+
+static const BfDefinition *
+gate_def_by_id(int64 id)
+{
+	Oid			cfgoid;
+	ListCell   *lc;
+
+	foreach(lc, bf_gate_definitions(&cfgoid))
+	{
+		BfDefinition *d = lfirst(lc);
+
+		if (d->id == id)
+			return d;
+	}
+	return NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * Skipped scans, counted in shared memory per registry slot
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct GateCounter
+{
+	slock_t		mutex;			/* protects the identity */
+	Oid			dbid;
+	Oid			cfgoid;
+	int64		defid;
+	pg_atomic_uint64 skipped;
+} GateCounter;
+
+static GateCounter *gate_counters = NULL;
+static int	gate_ncounters = 0;
+
+Size
+bf_gate_shmem_size(void)
+{
+	return mul_size(bf_max_shared_filters, sizeof(GateCounter));
+}
+
+void
+bf_gate_shmem_init(void)
+{
+	bool		found;
+
+	gate_counters = ShmemInitStruct("bloomfilter skipped scans",
+									bf_gate_shmem_size(), &found);
+	gate_ncounters = bf_max_shared_filters;
+	if (!found)
+	{
+		for (int i = 0; i < gate_ncounters; i++)
+		{
+			GateCounter *c = &gate_counters[i];
+
+			SpinLockInit(&c->mutex);
+			c->dbid = InvalidOid;
+			c->cfgoid = InvalidOid;
+			c->defid = 0;
+			pg_atomic_init_u64(&c->skipped, 0);
+		}
+	}
+}
+
+static void
+count_skip(const BfFilterRef *ref, Oid cfgoid, int64 defid)
+{
+	GateCounter *c;
+
+	if (gate_counters == NULL || ref->slot < 0 || ref->slot >= gate_ncounters)
+		return;
+	c = &gate_counters[ref->slot];
+	SpinLockAcquire(&c->mutex);
+	if (c->dbid != MyDatabaseId || c->cfgoid != cfgoid || c->defid != defid)
+	{
+		/* the slot serves another filter now: start its count */
+		c->dbid = MyDatabaseId;
+		c->cfgoid = cfgoid;
+		c->defid = defid;
+		pg_atomic_write_u64(&c->skipped, 0);
+	}
+	SpinLockRelease(&c->mutex);
+	pg_atomic_fetch_add_u64(&c->skipped, 1);
+}
+
+/* The view's rule: roles that may check the filter, and the table's owner. */
+static bool
+may_see_counts(const BfDefinition *def)
+{
+	AttrNumber	attnum = get_attnum(def->relid, NameStr(def->column_name));
+
+	if (attnum != InvalidAttrNumber &&
+		bf_read_access(def->relid, attnum, GetUserId()) == BF_READ_OK)
+		return true;
+	return bf_class_ownercheck(def->relid, GetUserId());
+}
+
+/* Skipped scans of a definition; NULL for roles that may not see them. */
+Datum
+bloom_shared_skipped_scans(PG_FUNCTION_ARGS)
+{
+	int64		defid = PG_GETARG_INT64(0);
+	const BfDefinition *def = gate_def_by_id(defid);
+	Oid			cfgoid = bf_config_table(true);
+	uint64		sum = 0;
+
+	if (def == NULL || !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(def->relid)) ||
+		!may_see_counts(def))
+		PG_RETURN_NULL();
+
+	for (int i = 0; i < gate_ncounters; i++)
+	{
+		GateCounter *c = &gate_counters[i];
+		bool		match;
+
+		SpinLockAcquire(&c->mutex);
+		match = c->dbid == MyDatabaseId && c->cfgoid == cfgoid && c->defid == defid;
+		SpinLockRelease(&c->mutex);
+		if (match)
+			sum += pg_atomic_read_u64(&c->skipped);
+	}
+	PG_RETURN_INT64((int64) sum);
+}
+
+/* ---------------------------------------------------------------------
+ * The gates
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct GateKey
+{
+	int64		defid;
+	Oid			argtype;
+} GateKey;
+
+/* What a backend resolved for a definition and a key type. */
+typedef struct GateState
+{
+	GateKey		key;
+	bool		usable;			/* false: always "maybe" */
+	BfDefinition def;
+	Oid			cfgoid;
+	AttrNumber	attnum;			/* in the guarded table */
+	BfKeyType	kt;				/* how keys are hashed */
+	BfFilterRef ref;
+	LocalTransactionId checked_lxid;
+	Oid			checked_user;
+	bool		readable;
+	bool		load_requested;
+} GateState;
+
+/* A call site: its state while bf_def_epoch stays, its collation's verdict. */
+typedef struct GateSite
+{
+	uint64		epoch;
+	GateState  *state;
+	bool		collation_ok;
+} GateSite;
+
+static HTAB *gate_states = NULL;
+static uint64 gate_states_epoch = 0;
+
+static void
+state_resolve(GateState *g)
+{
+	const BfDefinition *def = gate_def_by_id(g->key.defid);
+	Oid			atttypid;
+	int32		atttypmod;
+	Oid			attcoll;
+	Oid			cfgoid;
+
+	g->usable = false;
+	g->ref = BF_FILTER_REF_NONE;
+	g->checked_lxid = InvalidLocalTransactionId;
+	if (def == NULL)
+		return;
+	g->def = *def;
+	(void) bf_gate_definitions(&cfgoid);
+	g->cfgoid = cfgoid;
+	g->attnum = get_attnum(def->relid, NameStr(def->column_name));
+	if (g->attnum == InvalidAttrNumber)
+		return;
+	get_atttypetypmodcoll(def->relid, g->attnum, &atttypid, &atttypmod, &attcoll);
+	switch (bf_gate_key_mode(atttypid, attcoll, g->key.argtype))
+	{
+		case BF_GATE_AS_COLUMN:
+			bf_key_type_init(&g->kt, atttypid, attcoll, InvalidOid);
+			break;
+		case BF_GATE_AS_KEY:
+			bf_key_type_init(&g->kt, g->key.argtype, attcoll, InvalidOid);
+			break;
+		case BF_GATE_NONE:
+			return;
+	}
+	g->usable = true;
+}
+
+static GateState *
+state_lookup(int64 defid, Oid argtype)
+{
+	GateKey		key;
+	GateState  *g;
+	bool		found;
+
+	/* definitions changed: resolve everything again */
+	if (gate_states != NULL && gate_states_epoch != bf_def_epoch)
+	{
+		hash_destroy(gate_states);
+		gate_states = NULL;
+	}
+	if (gate_states == NULL)
+	{
+		HASHCTL		ctl;
+
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = sizeof(GateKey);
+		ctl.entrysize = sizeof(GateState);
+		ctl.hcxt = TopMemoryContext;
+		gate_states = hash_create("bloomfilter gates", 16, &ctl,
+								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		gate_states_epoch = bf_def_epoch;
+	}
+	memset(&key, 0, sizeof(key));
+	key.defid = defid;
+	key.argtype = argtype;
+	g = hash_search(gate_states, &key, HASH_ENTER, &found);
+	if (!found)
+	{
+		g->usable = false;
+		PG_TRY();
+		{
+			state_resolve(g);
+		}
+		PG_CATCH();
+		{
+			hash_search(gate_states, &key, HASH_REMOVE, NULL);
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
+	}
+	return g;
+}
+
+/* Could the caller check the filter itself (bf_check.c's rule)? */
+static bool
+state_readable(GateState *g)
+{
+	Oid			userid = GetUserId();
+
+	if (g->checked_lxid != BF_LXID || g->checked_user != userid)
+	{
+		g->readable = bf_read_access(g->def.relid, g->attnum, userid) == BF_READ_OK;
+		g->checked_lxid = BF_LXID;
+		g->checked_user = userid;
+	}
+	return g->readable;
+}
+
+/* Is a key of this state's type possibly in the filter? */
+static bool
+state_maybe(GateState *g, Datum key)
+{
+	BfHash		h = bf_key_hash(&g->kt, key, BF_LAYOUT_BLOCKED);
+	int			filter_kind = BF_KEY_NONE;
+	BfCheckResult r;
+
+	r = bf_filter_check(&g->ref, h, g->kt.kind, &filter_kind);
+	if (r == BF_CHECK_UNKNOWN)
+	{
+		/* the slot was reset or never looked up: find it again */
+		if (bf_filter_lookup(&g->def, false, &g->ref))
+			r = bf_filter_check(&g->ref, h, g->kt.kind, &filter_kind);
+		else if (!g->load_requested && !IsParallelWorker())
+		{
+			g->load_requested = true;
+			bf_request_load(MyDatabaseId);
+		}
+	}
+	return r != BF_CHECK_NO;
+}
+
+/*
+ * The state of a call site for a key of type argtype, or NULL when the gate
+ * can only answer "maybe" there.
+ */
+static GateState *
+gate_setup(FunctionCallInfo fcinfo, Oid argtype)
+{
+	GateSite   *site = fcinfo->flinfo->fn_extra;
+	int64		defid = PG_GETARG_INT64(0);
+
+	/* a parallel worker does not know the leader's open writers */
+	if (!bf_planner_guards || !bf_shared_available() || RecoveryInProgress() ||
+		IsParallelWorker() || bf_unfired_writes())
+		return NULL;
+	if (site == NULL)
+	{
+		Oid			collation = PG_GET_COLLATION();
+
+		site = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(GateSite));
+		site->collation_ok = !OidIsValid(collation) ||
+			get_collation_isdeterministic(collation);
+		fcinfo->flinfo->fn_extra = site;
+	}
+	if (!site->collation_ok || !OidIsValid(argtype))
+		return NULL;
+	if (site->state == NULL || site->epoch != bf_def_epoch ||
+		gate_states_epoch != bf_def_epoch)
+	{
+		site->state = NULL;
+		site->state = state_lookup(defid, argtype);
+		site->epoch = gate_states_epoch;
+	}
+	if (!site->state->usable || !state_readable(site->state))
+		return NULL;
+	return site->state;
+}
+
+/*
+ * bloom_shared_gate(definition_id, key): false when the filter of the
+ * definition certainly holds no key equal to this one, true otherwise.
+ */
+Datum
+bloom_shared_gate(PG_FUNCTION_ARGS)
+{
+	GateState  *g;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_BOOL(true);
+	g = gate_setup(fcinfo, get_fn_expr_argtype(fcinfo->flinfo, 1));
+	if (g == NULL || state_maybe(g, PG_GETARG_DATUM(1)))
+		PG_RETURN_BOOL(true);
+	count_skip(&g->ref, g->cfgoid, g->def.id);
+	PG_RETURN_BOOL(false);
+}
+
+/*
+ * bloom_shared_gate_any(definition_id, keys): false when the filter
+ * certainly holds none of the keys; true otherwise, also when the array or
+ * any element is NULL.
+ */
+Datum
+bloom_shared_gate_any(PG_FUNCTION_ARGS)
+{
+	ArrayType  *arr;
+	Oid			elemtype;
+	GateState  *g;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_BOOL(true);
+	arr = PG_GETARG_ARRAYTYPE_P(1);
+	elemtype = ARR_ELEMTYPE(arr);
+	g = gate_setup(fcinfo, elemtype);
+	if (g == NULL || array_contains_nulls(arr))
+		PG_RETURN_BOOL(true);
+	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+	deconstruct_array(arr, elemtype, typlen, typbyval, typalign, &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+	{
+		if (state_maybe(g, elems[i]))
+			PG_RETURN_BOOL(true);
+	}
+	count_skip(&g->ref, g->cfgoid, g->def.id);
+	PG_RETURN_BOOL(false);
+}

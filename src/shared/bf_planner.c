@@ -1,0 +1,388 @@
+/*
+ * bf_planner.c
+ *		Planner guards: where a scan's condition compares a guarded column
+ *		with a value known before the scan runs, the plan checks the shared
+ *		filter once first and skips the scan when it answers "no".
+ *
+ * The set_rel_pathlist hook looks at every base relation (every partition
+ * and inheritance child of an expanded parent too) that is a table guarded
+ * itself or through an ancestor.  For each restriction clause
+ *     column = value          (pg_catalog's "=")
+ *     column = ANY (array)
+ * where value has no Vars, no volatile functions and no subplans (a
+ * constant, a parameter, a stable expression), it adds a pseudo-constant
+ * clause bloom_shared_gate(definition id, value) (bloom_shared_gate_any for
+ * an array); createplan.c turns it into a gating Result node above the scan:
+ * EXPLAIN shows it as a One-Time Filter, evaluated once per (re)scan.  When
+ * it is false the scan returns no rows, which is what the scan would have
+ * returned: the clause it came from is one of the scan's own, and the
+ * filter holds the key of every row version any snapshot may see.
+ *
+ * A gate is added only when the filter's keys agree with the operator: the
+ * operator is pg_catalog's "=", it compares the column as the column's keys
+ * are hashed, the value's type is one bloom_shared_gate hashes (see
+ * bf_gate_key_mode), and the comparison's collation is deterministic.
+ * Tables with row-level security get no gate.  Every plan made while the
+ * extension is installed depends on the configuration table, so guarding
+ * and unguarding (which write it) invalidate cached plans.
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "catalog/partition.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/paths.h"
+#include "optimizer/restrictinfo.h"
+#include "parser/parse_func.h"
+#include "parser/parsetree.h"
+#include "storage/ipc.h"
+#include "storage/shmem.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "bf_shared.h"
+
+bool		bf_planner_guards = true;
+
+static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+/* the gate functions of the installed extension, while bf_def_epoch stays */
+static uint64 gate_fn_epoch = 0;
+static Oid	gate_fn = InvalidOid;
+static Oid	gate_any_fn = InvalidOid;
+
+#if PG_VERSION_NUM >= 160000
+#define bf_make_gate_rinfo(root, clause, relids) \
+	make_restrictinfo((root), (clause), true, false, false, true, 0, \
+					  (relids), NULL, NULL)
+#else
+#define bf_make_gate_rinfo(root, clause, relids) \
+	make_restrictinfo((root), (clause), true, false, true, 0, \
+					  (relids), NULL, NULL)
+#endif
+
+static Oid
+lookup_gate_fn(Oid nsp, const char *name, Oid argtype)
+{
+	Oid			argtypes[2] = {INT8OID, argtype};
+
+	return LookupFuncName(list_make2(makeString(get_namespace_name(nsp)),
+									 makeString(pstrdup(name))),
+						  2, argtypes, true);
+}
+
+/* Are the gate functions there?  (An extension updated to 1.1 has them.) */
+static bool
+gate_functions(void)
+{
+	if (gate_fn_epoch != bf_def_epoch)
+	{
+		Oid			nsp = bf_extension_schema(true);
+
+		gate_fn = InvalidOid;
+		gate_any_fn = InvalidOid;
+		if (OidIsValid(nsp))
+		{
+			gate_fn = lookup_gate_fn(nsp, "bloom_shared_gate", ANYELEMENTOID);
+			gate_any_fn = lookup_gate_fn(nsp, "bloom_shared_gate_any", ANYARRAYOID);
+		}
+		/* not found (CREATE EXTENSION under way): look again next time */
+		if (OidIsValid(gate_fn) && OidIsValid(gate_any_fn))
+			gate_fn_epoch = bf_def_epoch;
+	}
+	return OidIsValid(gate_fn) && OidIsValid(gate_any_fn);
+}
+
+/*
+ * The table and the tables whose guards cover it: the parents through
+ * which the planner reached it, and, for a partition, its ancestors.
+ */
+static List *
+guarding_tables(PlannerInfo *root, Index rti, Oid relid)
+{
+	List	   *result = list_make1_oid(relid);
+	Oid			top = relid;
+	Index		cur = rti;
+
+	while (root->append_rel_array != NULL && root->append_rel_array[cur] != NULL)
+	{
+		RangeTblEntry *parent;
+
+		cur = root->append_rel_array[cur]->parent_relid;
+		parent = planner_rt_fetch(cur, root);
+		if (parent->rtekind != RTE_RELATION)
+			break;
+		result = lappend_oid(result, parent->relid);
+		top = parent->relid;
+	}
+	if (get_rel_relispartition(top))
+		result = list_concat(result, get_partition_ancestors(top));
+	return result;
+}
+
+static bool
+has_row_security(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	bool		rls;
+
+	if (!HeapTupleIsValid(tup))
+		return true;
+	rls = ((Form_pg_class) GETSTRUCT(tup))->relrowsecurity;
+	ReleaseSysCache(tup);
+	return rls;
+}
+
+/* The guarded column of the relation, under binary-compatible relabels? */
+static bool
+is_column(Node *node, Index rti, AttrNumber attnum)
+{
+	while (node && IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	return node && IsA(node, Var) &&
+		((Var *) node)->varno == rti &&
+		((Var *) node)->varlevelsup == 0 &&
+		((Var *) node)->varattno == attnum;
+}
+
+/* Known before the scan: no Vars, nothing volatile, no subplans. */
+static bool
+is_scan_constant(Node *node)
+{
+	return !contain_var_clause(node) &&
+		!contain_volatile_functions(node) &&
+		!contain_subplans(node);
+}
+
+/*
+ * Does operator opno, with the column as its input colside (0 left, 1
+ * right) and a value of type valtype as the other, compare as the filter's
+ * keys do?
+ */
+static bool
+operator_agrees(Oid opno, int colside, Oid coltype, Oid colcoll, Oid valtype)
+{
+	HeapTuple	tup = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));
+	Form_pg_operator form;
+	Oid			colin,
+				valin;
+	bool		ok;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	form = (Form_pg_operator) GETSTRUCT(tup);
+	colin = colside == 0 ? form->oprleft : form->oprright;
+	valin = colside == 0 ? form->oprright : form->oprleft;
+	ok = form->oprnamespace == PG_CATALOG_NAMESPACE &&
+		strcmp(NameStr(form->oprname), "=") == 0 &&
+		bf_gate_compares_as(getBaseType(coltype), colin);
+	ReleaseSysCache(tup);
+	if (!ok)
+		return false;
+	switch (bf_gate_key_mode(coltype, colcoll, valtype))
+	{
+		case BF_GATE_AS_COLUMN:
+			/* a same-type "=": the value is read as the column */
+			return valin == colin;
+		case BF_GATE_AS_KEY:
+			/* a cross-type "=" between types of the same key kind */
+			return valin == getBaseType(valtype) && valin != colin;
+		case BF_GATE_NONE:
+			break;
+	}
+	return false;
+}
+
+static bool
+collation_agrees(Oid collation)
+{
+	return !OidIsValid(collation) || get_collation_isdeterministic(collation);
+}
+
+static Expr *
+make_gate(Oid fn, int64 defid, Node *value, Oid collation)
+{
+	Const	   *id = makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
+							   Int64GetDatum(defid), false, FLOAT8PASSBYVAL);
+
+	return (Expr *) makeFuncExpr(fn, BOOLOID,
+								 list_make2(id, copyObject(value)),
+								 InvalidOid, collation, COERCE_EXPLICIT_CALL);
+}
+
+/* The gate for one restriction clause, or NULL. */
+static Expr *
+gate_for_clause(Expr *clause, Index rti, AttrNumber attnum, Oid coltype,
+				Oid colcoll, int64 defid)
+{
+	if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
+	{
+		OpExpr	   *op = (OpExpr *) clause;
+
+		for (int side = 0; side < 2; side++)
+		{
+			Node	   *col = list_nth(op->args, side);
+			Node	   *val = list_nth(op->args, 1 - side);
+
+			if (is_column(col, rti, attnum) && is_scan_constant(val) &&
+				collation_agrees(op->inputcollid) &&
+				operator_agrees(op->opno, side, coltype, colcoll, exprType(val)))
+				return make_gate(gate_fn, defid, val, op->inputcollid);
+		}
+	}
+	else if (IsA(clause, ScalarArrayOpExpr) && ((ScalarArrayOpExpr *) clause)->useOr)
+	{
+		ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) clause;
+		Node	   *col = linitial(sa->args);
+		Node	   *arr = lsecond(sa->args);
+		Oid			elemtype = get_element_type(exprType(arr));
+
+		if (OidIsValid(elemtype) &&
+			is_column(col, rti, attnum) && is_scan_constant(arr) &&
+			collation_agrees(sa->inputcollid) &&
+			operator_agrees(sa->opno, 0, coltype, colcoll, elemtype))
+			return make_gate(gate_any_fn, defid, arr, sa->inputcollid);
+	}
+	return NULL;
+}
+
+/* Add a pseudo-constant clause to the relation's restrictions. */
+static void
+add_gate(PlannerInfo *root, RelOptInfo *rel, Expr *gate)
+{
+	RestrictInfo *rinfo = bf_make_gate_rinfo(root, gate, rel->relids);
+	List	   *before = rel->baserestrictinfo;
+	ListCell   *lc;
+
+	/* an index scan's clauses are its index's copy of the list */
+	foreach(lc, rel->indexlist)
+	{
+		IndexOptInfo *index = lfirst(lc);
+
+		if (index->indrestrictinfo != before)
+			index->indrestrictinfo = lappend(index->indrestrictinfo, rinfo);
+	}
+	rel->baserestrictinfo = lappend(rel->baserestrictinfo, rinfo);
+	foreach(lc, rel->indexlist)
+	{
+		IndexOptInfo *index = lfirst(lc);
+
+		if (index->indrestrictinfo == before)
+			index->indrestrictinfo = rel->baserestrictinfo;
+	}
+	root->hasPseudoConstantQuals = true;
+}
+
+static void
+add_gates_of(PlannerInfo *root, RelOptInfo *rel, Index rti, Oid relid,
+			 const BfDefinition *def)
+{
+	AttrNumber	attnum = get_attnum(relid, NameStr(def->column_name));
+	Oid			coltype;
+	int32		coltypmod;
+	Oid			colcoll;
+	List	   *gates = NIL;
+	ListCell   *lc;
+
+	if (attnum == InvalidAttrNumber)
+		return;
+	get_atttypetypmodcoll(relid, attnum, &coltype, &coltypmod, &colcoll);
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *rinfo = lfirst(lc);
+		Expr	   *gate;
+
+		if (rinfo->pseudoconstant)
+			continue;
+		gate = gate_for_clause(rinfo->clause, rti, attnum, coltype, colcoll, def->id);
+		if (gate)
+			gates = lappend(gates, gate);
+	}
+	foreach(lc, gates)
+		add_gate(root, rel, lfirst(lc));
+}
+
+static void
+bf_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
+					RangeTblEntry *rte)
+{
+	List	   *defs;
+	List	   *guarding;
+	Oid			cfgoid;
+	ListCell   *lc;
+
+	if (prev_set_rel_pathlist_hook)
+		prev_set_rel_pathlist_hook(root, rel, rti, rte);
+	if (!bf_planner_guards || !bf_shared_available() || IsBinaryUpgrade ||
+		rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_RELATION || rte->inh ||
+		(rel->reloptkind != RELOPT_BASEREL &&
+		 rel->reloptkind != RELOPT_OTHER_MEMBER_REL))
+		return;
+	defs = bf_gate_definitions(&cfgoid);
+	if (!OidIsValid(cfgoid))
+		return;
+	/* guarding and unguarding must invalidate this plan */
+	if (!list_member_oid(root->glob->relationOids, cfgoid))
+		root->glob->relationOids = lappend_oid(root->glob->relationOids, cfgoid);
+	if (defs == NIL || rel->baserestrictinfo == NIL || !gate_functions() ||
+		has_row_security(rte->relid))
+		return;
+	guarding = guarding_tables(root, rti, rte->relid);
+	foreach(lc, defs)
+	{
+		BfDefinition *def = lfirst(lc);
+
+		if (list_member_oid(guarding, def->relid))
+			add_gates_of(root, rel, rti, rte->relid, def);
+	}
+	list_free(guarding);
+}
+
+static void
+bf_planner_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(bf_gate_shmem_size());
+}
+
+static void
+bf_planner_shmem_startup(void)
+{
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	bf_gate_shmem_init();
+	LWLockRelease(AddinShmemInitLock);
+}
+
+/* From bf_shared_init, during shared_preload_libraries. */
+void
+bf_planner_init(void)
+{
+	DefineCustomBoolVariable("bloomfilter.planner_guards",
+							 "Lets the planner check a shared filter before scanning a guarded table.",
+							 "A scan whose condition compares the guarded column with a value known before the scan is skipped when the filter answers \"no\".",
+							 &bf_planner_guards,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	bf_writers_init();
+	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
+	set_rel_pathlist_hook = bf_set_rel_pathlist;
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = bf_planner_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = bf_planner_shmem_startup;
+}
