@@ -479,7 +479,14 @@ contains_common(FunctionCallInfo fcinfo, bool text_arg)
 	if (PG_ARGISNULL(1))
 		PG_RETURN_NULL();
 	h = site_hash(site, PG_GETARG_DATUM(1));
-	if (RecoveryInProgress())
+
+	/*
+	 * "Maybe" on a standby, and while a statement of this backend may have
+	 * written rows that this call can see but whose guard triggers (AFTER
+	 * ROW, fired at the statement's end) have not added yet: e.g. a BEFORE
+	 * trigger of the second row of a multi-row INSERT.
+	 */
+	if (RecoveryInProgress() || bf_unfired_writes())
 		PG_RETURN_BOOL(true);
 	r = bf_filter_check(&site->ref, h, site_kind(site), &filter_kind);
 	if (r == BF_CHECK_UNKNOWN)

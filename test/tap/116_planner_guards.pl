@@ -207,6 +207,40 @@ is(rows($node, q{
 	my ($rc, $o, $e) = $node->psql('postgres', "COPY dd (k) FROM STDIN;\nc1\nc1\nc1\n\\.\nSELECT count(*) FROM dd WHERE k = 'c1';");
 	is($o, '1', 'the same trigger sees the earlier rows of COPY FROM') or diag($e);
 }
+# bloom_shared_contains in the same places answers "maybe" for such rows
+$node->safe_psql('postgres', q{
+	CREATE TABLE ee (k text NOT NULL, note text);
+	SELECT bloom_guard('ee', 'k');
+	CREATE FUNCTION ee_has(v text) RETURNS boolean LANGUAGE sql AS
+		$f$ SELECT bloom_shared_contains('public.ee.k', v) $f$;
+	CREATE FUNCTION ee_reject() RETURNS trigger LANGUAGE plpgsql AS
+		$f$ BEGIN
+			IF bloom_shared_contains('public.ee.k', NEW.k)
+			   AND EXISTS (SELECT 1 FROM ee WHERE k = NEW.k) THEN
+				RETURN NULL;
+			END IF;
+			RETURN NEW;
+		END $f$;
+});
+wait_ready($node, 'postgres', 'public.ee.k', 'ee');
+is(rows($node, q{
+	SET bloomfilter.planner_guards = off;
+	INSERT INTO ee SELECT 'h' || i, ee_has('h1')::text FROM generate_series(1, 3) i;
+	SELECT string_agg(k || '=' || note, ',' ORDER BY k) FROM ee}),
+	'h1=false,h2=true,h3=true',
+	'bloom_shared_contains per row of a multi-row INSERT: "maybe" once an earlier row is written');
+is(rows($node, q{
+	SET bloomfilter.planner_guards = off;
+	CREATE TRIGGER ee_reject BEFORE INSERT ON ee FOR EACH ROW EXECUTE FUNCTION ee_reject();
+	INSERT INTO ee VALUES ('e1'), ('e1'), ('e1');
+	SELECT count(*) FROM ee WHERE k = 'e1'}), '1',
+	'a BEFORE trigger checking bloom_shared_contains sees the earlier rows of a multi-row INSERT');
+{
+	my ($rc, $o, $e) = $node->psql('postgres', "SET bloomfilter.planner_guards = off;\nCOPY ee (k) FROM STDIN;\nc1\nc1\nc1\n\\.\nSELECT count(*) FROM ee WHERE k = 'c1';");
+	is($o, '1', 'the same trigger sees the earlier rows of COPY FROM') or diag($e);
+}
+is(rows($node, q{SELECT bloom_shared_contains('public.ee.k', 'never-added-x')}), 'f',
+	'outside a writing statement, bloom_shared_contains answers "no" again');
 my $sk0 = skipped($node, 'public.dd.k');
 is(rows($node, q{
 	INSERT INTO dd VALUES ('single-1');
