@@ -67,6 +67,18 @@ SELECT (a | b) @> 'a50' AND (a | b) @> 'b5' AS both_found,
 FROM (SELECT bloom_add_all(bloom_empty_scalable(10, 0.01), ARRAY(SELECT 'a' || i FROM generate_series(1, 50) i)) AS a,
              bloom_add_all(bloom_empty_scalable(10, 0.01), ARRAY(SELECT 'b' || i FROM generate_series(1, 5) i)) AS b) x;
 SELECT bloom_union_agg(f) @> 'k7' AS union_agg FROM (SELECT f FROM s UNION ALL SELECT f FROM s) x;
+-- a filter of key kind none may hold layers (a value from elsewhere): the
+-- layers a union copies from it take the result's key kind
+CREATE TABLE none2 AS
+SELECT overlay(overlay(overlay((bloom_empty_scalable(1, 0.01) || 'a' || 'b')::bytea
+       PLACING '\x00'::bytea FROM 8) PLACING '\x00'::bytea FROM 72) PLACING '\x00'::bytea FROM 200)::bloomfilter AS f;
+SELECT bloom_info(f)->'key_kind' AS key_kind, jsonb_array_length(bloom_info(f)->'layers') AS layers FROM none2;
+SELECT u::bytea::bloomfilter = u AS valid, u @> 'x' AS found, bloom_info(u)->'key_kind' AS key_kind,
+       jsonb_array_length(bloom_info(u)->'layers') AS layers
+FROM (SELECT (bloom_empty_scalable(1, 0.01) || 'x') | f AS u FROM none2) x;
+SELECT u::bytea::bloomfilter = u AS valid, u @> 'x' AS found
+FROM (SELECT bloom_union_agg(f) AS u
+      FROM (SELECT bloom_empty_scalable(1, 0.01) || 'x' UNION ALL SELECT f FROM none2) v(f)) x;
 -- anything else is an error
 SELECT bloom_empty_scalable(10, 0.01) | bloom_empty_scalable(20, 0.01);
 SELECT bloom_empty_scalable(10, 0.01) | bloom_empty_scalable(10, 0.01, 3);
