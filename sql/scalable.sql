@@ -67,6 +67,18 @@ SELECT (a | b) @> 'a50' AND (a | b) @> 'b5' AS both_found,
 FROM (SELECT bloom_add_all(bloom_empty_scalable(10, 0.01), ARRAY(SELECT 'a' || i FROM generate_series(1, 50) i)) AS a,
              bloom_add_all(bloom_empty_scalable(10, 0.01), ARRAY(SELECT 'b' || i FROM generate_series(1, 5) i)) AS b) x;
 SELECT bloom_union_agg(f) @> 'k7' AS union_agg FROM (SELECT f FROM s UNION ALL SELECT f FROM s) x;
+-- a filter of key kind none may hold layers (a value from elsewhere): the
+-- layers a union copies from it take the result's key kind
+CREATE TABLE none2 AS
+SELECT overlay(overlay(overlay((bloom_empty_scalable(1, 0.01) || 'a' || 'b')::bytea
+       PLACING '\x00'::bytea FROM 8) PLACING '\x00'::bytea FROM 72) PLACING '\x00'::bytea FROM 200)::bloomfilter AS f;
+SELECT bloom_info(f)->'key_kind' AS key_kind, jsonb_array_length(bloom_info(f)->'layers') AS layers FROM none2;
+SELECT u::bytea::bloomfilter = u AS valid, u @> 'x' AS found, bloom_info(u)->'key_kind' AS key_kind,
+       jsonb_array_length(bloom_info(u)->'layers') AS layers
+FROM (SELECT (bloom_empty_scalable(1, 0.01) || 'x') | f AS u FROM none2) x;
+SELECT u::bytea::bloomfilter = u AS valid, u @> 'x' AS found
+FROM (SELECT bloom_union_agg(f) AS u
+      FROM (SELECT bloom_empty_scalable(1, 0.01) || 'x' UNION ALL SELECT f FROM none2) v(f)) x;
 -- anything else is an error
 SELECT bloom_empty_scalable(10, 0.01) | bloom_empty_scalable(20, 0.01);
 SELECT bloom_empty_scalable(10, 0.01) | bloom_empty_scalable(10, 0.01, 3);
@@ -103,6 +115,45 @@ SELECT bloom_empty_scalable(1, 0.01, 2, 1e-300) || 1 || 2;
 -- would pass 1 GB)
 SELECT overlay(bloom_empty_scalable(20000000, 0.5, 100, 0.5)::bytea
                PLACING '\x002d310100000000'::bytea FROM 105)::bloomfilter || 1;
+-- or the filter has 64 layers (a value from elsewhere: capacity 1, growth 2,
+-- layers of 512 bits; the last, of capacity 2^63, holds 2^63 - 1 keys): the
+-- add that needs layer 64 fails, in SQL and in PL/pgSQL, and the filter is
+-- unchanged
+CREATE FUNCTION pg_temp.le(b bytea) RETURNS bytea LANGUAGE sql AS
+$$ SELECT string_agg(substring(b FROM i FOR 1), ''::bytea ORDER BY i DESC) FROM generate_series(1, length(b)) i $$;
+CREATE TABLE l64 AS
+SELECT ('BLMF'::bytea || '\x01040102000000004000000000800000000000000100000000000000'::bytea
+        || pg_temp.le(float8send(0.01)) || '\x00000000000000000200000000000000000000000000e03f'::bytea
+        || string_agg('BLMF'::bytea || '\x0101010201000000010000000002000000000000'::bytea
+                      || CASE WHEN i = 63 THEN '\x0000000000000080'::bytea
+                              ELSE pg_temp.le(int8send((2::numeric ^ i)::bigint)) END
+                      || pg_temp.le(float8send(0.005::float8 / 2::float8 ^ i))
+                      || CASE WHEN i = 63 THEN '\xffffffffffffff7f'::bytea ELSE '\x0000000000000000'::bytea END
+                      || decode(repeat('00', 16 + 64), 'hex'), ''::bytea ORDER BY i))::bloomfilter AS f
+FROM generate_series(0, 63) i;
+SELECT jsonb_array_length(bloom_info(f)->'layers') AS layers, bloom_info(f)->'layers'->63->'capacity' AS last_capacity
+FROM l64;
+SELECT f || 'a' @> 'a' AS one_more_fits FROM l64;
+SELECT bloom_add_all(f, ARRAY['a', 'b']) FROM l64;
+DO $$
+DECLARE
+	f bloomfilter := (SELECT f FROM l64);
+	g bloomfilter := f;
+BEGIN
+	BEGIN
+		f := bloom_add_all(f, ARRAY['a', 'b']);
+	EXCEPTION WHEN program_limit_exceeded THEN
+		RAISE NOTICE 'caught: %', SQLERRM;
+	END;
+	RAISE NOTICE 'unchanged: %, a absent: %', f = g, NOT f @> 'a';
+	f := f || 'a';
+	BEGIN
+		f := f || 'b';
+	EXCEPTION WHEN program_limit_exceeded THEN
+		RAISE NOTICE 'caught: %', SQLERRM;
+	END;
+	RAISE NOTICE 'a kept: %, b absent: %', f @> 'a', NOT f @> 'b';
+END $$;
 
 -- hostile values: text input
 SELECT 'version=1 family=scalable layout=blocked key_kind=none layers=65 bits=512 capacity=10 target_fpr=0.01 growth=2 ratio=0.5 added=0 data='::bloomfilter;

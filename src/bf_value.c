@@ -450,6 +450,12 @@ merge_scalable(BfValue *dst, const BfValue *src, BfMergeOp op)
 	}
 	if (a->key_kind == BF_KEY_NONE && b->key_kind != BF_KEY_NONE)
 		bf_value_note_added(dst, b->key_kind, 0);
+	else if (a->key_kind != BF_KEY_NONE && b->key_kind == BF_KEY_NONE)
+	{
+		/* layers copied from src have its key kind, none: make them dst's */
+		bf_scalable_set_key_kind(&dst->hdr, (uint8_t *) VARDATA(dst->raw),
+								 dst->hdr.key_kind);
+	}
 	bf_value_note_added(dst, dst->hdr.key_kind, b->added);
 }
 

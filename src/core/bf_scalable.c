@@ -127,7 +127,7 @@ bf_scalable_check_layers(const BfHeader *h, const uint8_t *payload,
 		{
 			if (msg)
 				snprintf(msg, msglen,
-						 "layer %lu has family %u, layout %u and key kind %u where the filter has family 1, layout %u and key kind %u",
+						 "layer %lu has family %u, layout %u and key kind %u, expected family 1, layout %u and key kind %u",
 						 (unsigned long) i, (unsigned) l.family, (unsigned) l.layout,
 						 (unsigned) l.key_kind, (unsigned) h->layout,
 						 (unsigned) h->key_kind);

@@ -1037,8 +1037,8 @@ class ScalableFilter:
                 raise FormatError('layer %d: %s' % (i, e)) from None
             if (layer.family != FAMILY_BLOOM or layer.layout != self.layout
                     or layer.key_kind != self.key_kind):
-                raise FormatError('layer %d has family %d, layout %d and key kind %d where the filter '
-                                  'has family 1, layout %d and key kind %d'
+                raise FormatError('layer %d has family %d, layout %d and key kind %d, expected '
+                                  'family 1, layout %d and key kind %d'
                                   % (i, layer.family, layer.layout, layer.key_kind, self.layout,
                                      self.key_kind))
             cap = self.capacity * self.growth ** i
