@@ -461,7 +461,9 @@ static void
 build_check_guard(BuildState *b)
 {
 	Oid			culprit;
-	BfGuardState st = bf_guard_state(b->def.relid, b->def.name, &culprit);
+	BfGuardState st = bf_guard_state(b->def.relid, b->def.name,
+									  b->def.layout == BF_LAYOUT_COUNTING,
+									  &culprit);
 	List	   *members = bf_tree_members(b->def.relid, AccessShareLock);
 	ListCell   *lc;
 
@@ -480,6 +482,8 @@ build_check_guard(BuildState *b)
 						"table \"%s\" has no guard trigger" :
 						st == BF_GUARD_DISABLED ?
 						"the guard trigger of table \"%s\" is disabled" :
+						st == BF_GUARD_DUPLICATE ?
+						"table \"%s\" has more than one guard trigger" :
 						"the guard trigger of table \"%s\" is not enabled ALWAYS or has the wrong shape",
 						get_rel_name(culprit)));
 }

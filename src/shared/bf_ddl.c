@@ -364,7 +364,8 @@ review_guard(const BfDefinition *def, bool keys_changed, bool triggers_changed,
 
 	check_column(def);
 	bf_tree_check_guardable(def->relid);
-	st = bf_guard_state(def->relid, def->name, &culprit);
+	st = bf_guard_state(def->relid, def->name,
+						def->layout == BF_LAYOUT_COUNTING, &culprit);
 	if (st == BF_GUARD_MISSING && trigger_dropped)
 	{
 		ereport(NOTICE,
@@ -377,6 +378,13 @@ review_guard(const BfDefinition *def, bool keys_changed, bool triggers_changed,
 		bf_guard_remove(def, false);
 		return;
 	}
+	if (st == BF_GUARD_DUPLICATE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+				 errmsg("table \"%s\" has more than one trigger calling bloom_shared_trigger('%s')",
+						get_rel_name(culprit), def->name),
+				 errdetail("The filter has layout counting: each trigger would remove a deleted row's key, and the filter would answer \"no\" for other rows with that key."),
+				 errhint("Let bloom_guard() create the guard trigger.")));
 	if (st == BF_GUARD_BAD_SHAPE)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),

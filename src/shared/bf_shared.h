@@ -117,6 +117,7 @@ typedef enum BfGuardState
 	BF_GUARD_NOT_ALWAYS,		/* enabled somewhere as ORIGIN or REPLICA only */
 	BF_GUARD_CHILD_MISSING,		/* an inheritance child lacks it */
 	BF_GUARD_DISABLED,			/* disabled on some table of the tree */
+	BF_GUARD_DUPLICATE,			/* counting: two enabled on one table */
 	BF_GUARD_BAD_SHAPE,			/* not AFTER INSERT OR UPDATE FOR EACH ROW */
 	BF_GUARD_MISSING			/* the guarded table itself lacks it */
 } BfGuardState;
@@ -124,7 +125,8 @@ typedef enum BfGuardState
 extern Oid	bf_trigger_function(bool missing_ok);
 extern List *bf_tree_members(Oid relid, LOCKMODE lockmode);
 extern bool bf_tree_contains(Oid root, Oid relid);
-extern BfGuardState bf_guard_state(Oid root, const char *name, Oid *culprit);
+extern BfGuardState bf_guard_state(Oid root, const char *name, bool counting,
+								   Oid *culprit);
 extern List *bf_guard_triggers(Oid relid, const char *name);	/* of names */
 extern double bf_tree_estimate_rows(Oid relid);
 extern void bf_tree_check_guardable(Oid root);

@@ -78,12 +78,18 @@ guard_trigger_shape_ok(const Trigger *tg)
 		tg->tgqual == NULL && tg->tgnattr == 0;
 }
 
-/* The state of one table's guard trigger(s) for a filter. */
+/*
+ * The state of one table's guard trigger(s) for a filter.  Every enabled
+ * guard trigger queues a removal per deleted row, so a counting filter
+ * allows one only: with two, deleting one of two rows holding a key would
+ * take the key out while the other row is still there.
+ */
 static BfGuardState
-member_state(Relation rel, Oid trigfn, const char *name)
+member_state(Relation rel, Oid trigfn, const char *name, bool counting)
 {
 	TriggerDesc *td = rel->trigdesc;
 	BfGuardState st = BF_GUARD_MISSING;
+	int			enabled = 0;
 
 	for (int k = 0; td != NULL && k < td->numtriggers; k++)
 	{
@@ -94,6 +100,8 @@ member_state(Relation rel, Oid trigfn, const char *name)
 			continue;
 		if (!guard_trigger_shape_ok(tg))
 			return BF_GUARD_BAD_SHAPE;
+		if (tg->tgenabled != TRIGGER_DISABLED && counting && ++enabled > 1)
+			return BF_GUARD_DUPLICATE;
 		if (tg->tgenabled == TRIGGER_DISABLED)
 			this = BF_GUARD_DISABLED;
 		else if (tg->tgenabled != TRIGGER_FIRES_ALWAYS)
@@ -113,7 +121,7 @@ member_state(Relation rel, Oid trigfn, const char *name)
  * locked in AccessShareLock mode (callers hold at least that already).
  */
 BfGuardState
-bf_guard_state(Oid root, const char *name, Oid *culprit)
+bf_guard_state(Oid root, const char *name, bool counting, Oid *culprit)
 {
 	Oid			trigfn = bf_trigger_function(true);
 	List	   *members;
@@ -128,7 +136,7 @@ bf_guard_state(Oid root, const char *name, Oid *culprit)
 	{
 		Oid			relid = lfirst_oid(lc);
 		Relation	rel = relation_open(relid, NoLock);
-		BfGuardState st = member_state(rel, trigfn, name);
+		BfGuardState st = member_state(rel, trigfn, name, counting);
 
 		/* a child without the trigger is added to, not a lost guard */
 		if (st == BF_GUARD_MISSING && relid != root)

@@ -286,6 +286,38 @@ cmp_ok($node->safe_psql('postgres',
 	'partitioned: the deleted keys answer "no"');
 no_false_negatives($node, 'postgres', $P, 'SELECT k FROM p', 'partitioned, rows deleted');
 
+# ------------------------- 7c. a second guard trigger ----
+# Every trigger calling bloom_shared_trigger(name) queues a removal per
+# deleted row: with two on one table, deleting one of two rows holding a key
+# would take the key out of the filter while the other row is still there.
+# A table owner, or a role with the TRIGGER privilege, must not get there.
+$node->safe_psql('postgres', q{
+	CREATE TABLE d (id int PRIMARY KEY, k int);
+	INSERT INTO d SELECT i, i % 50 FROM generate_series(1, 500) i;
+	CREATE ROLE trig_only LOGIN;
+	GRANT SELECT, DELETE, TRIGGER ON d TO trig_only;
+});
+my $D = $node->safe_psql('postgres', "SELECT bloom_guard('d', 'k', layout => 'counting')");
+wait_ready($node, 'postgres', $D, 'table d');
+my ($st2, $err2) = sqlstate($node, 'postgres', qq{
+	CREATE TRIGGER dup AFTER INSERT OR UPDATE OR DELETE ON d
+	  FOR EACH ROW EXECUTE FUNCTION bloom_shared_trigger('$D')});
+is($st2, '42P17', 'a second guard trigger on a counting guard is refused');
+like($err2, qr/table "d" has more than one trigger calling bloom_shared_trigger\('public\.d\.k'\)/,
+	'... naming the table and the filter');
+($st2, $err2) = sqlstate($node, 'postgres', qq{
+	CREATE TRIGGER dup AFTER INSERT OR UPDATE OR DELETE ON d
+	  FOR EACH ROW EXECUTE FUNCTION bloom_shared_trigger('$D')}, user => 'trig_only');
+isnt($st2, 'OK', 'a role with the TRIGGER privilege cannot add one either');
+is(guard_trigger_list($node, 'postgres', 'd'), 'bloom_guard_k:A', 'd keeps one guard trigger');
+$node->safe_psql('postgres', 'DELETE FROM d WHERE k = 7 AND id <> 7');
+ok(poll_for($node, 'postgres',
+	"SELECT removals_pending FROM bloom_shared_filters WHERE name = '$D'", '0', 60),
+	'a second trigger: the queue is empty');
+no_false_negatives($node, 'postgres', $D, 'SELECT k FROM d', 'a second trigger refused');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM d WHERE k = 7'), '1',
+	'a second trigger refused: the gated scan finds the remaining row');
+
 # ------------------------- 8. restart and crash with a non-empty queue ----
 $rr = $node->background_psql('postgres');
 $rr->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
