@@ -453,11 +453,10 @@ state_readable(GateState *g)
 	return g->readable;
 }
 
-/* Is a key of this state's type possibly in the filter? */
+/* Is one hash of a key of this state's kind possibly in the filter? */
 static bool
-state_maybe(GateState *g, Datum key)
+state_maybe_hash(GateState *g, BfHash h)
 {
-	BfHash		h = bf_key_hash(&g->kt, key, BF_LAYOUT_BLOCKED);
 	int			filter_kind = BF_KEY_NONE;
 	BfCheckResult r;
 
@@ -474,6 +473,26 @@ state_maybe(GateState *g, Datum key)
 		}
 	}
 	return r != BF_CHECK_NO;
+}
+
+/*
+ * Is a key of this state's type possibly in the filter?  Every form of the
+ * key is tested, as bloomfilter values test them (bf_key_probe_hashes): a
+ * cross-type "=" may hold between keys whose canonical bytes differ (a name
+ * 'ab ' equals a varchar 'ab ', whose key is hashed without its blanks).
+ */
+static bool
+state_maybe(GateState *g, Datum key)
+{
+	BfHash		hashes[BF_KEY_MAX_PROBES];
+	int			n = bf_key_probe_hashes(&g->kt, key, BF_LAYOUT_BLOCKED, hashes);
+
+	for (int i = 0; i < n; i++)
+	{
+		if (state_maybe_hash(g, hashes[i]))
+			return true;
+	}
+	return false;
 }
 
 /*

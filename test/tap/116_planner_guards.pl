@@ -278,6 +278,41 @@ for my $case (
 }
 $node->safe_psql('postgres', q{DROP TRIGGER dd_skip ON dd});
 
+# ------------------------------- 3c. cross-type "=" with other forms ----
+# A varchar column's keys are hashed without trailing blanks, while
+# varchar = name (text = name) compares every byte: a gate hashing the name
+# as it is would answer "no" for 'ab '.  Every query gives the rows of the
+# same query planned without gates.
+$node->safe_psql('postgres', q{
+	CREATE TABLE xv (vc varchar, nm name, tx text, i8 int8, i4 int4, f8 float8);
+	INSERT INTO xv VALUES ('ab ', 'ab ', 'ab ', -1, -1, 0.1::float4),
+		('cd', 'cd', 'cd', 4294967295, 7, -0.0);
+	SELECT bloom_guard('xv', c) FROM unnest('{vc,nm,tx,i8,i4,f8}'::text[]) c;
+});
+wait_ready($node, 'postgres', "public.xv.$_", "xv.$_") for qw(vc nm tx i8 i4 f8);
+{
+	my @cols = qw(vc nm tx i8 i4 f8);
+	my @vals = ("'ab '::name", "'ab '::text", "'ab '::varchar", "'ab '::bpchar",
+		"'ab'::name", "'cd '::name", "'cd'::name", "-1::int2", "-1::int4", "-1::int8",
+		"4294967295::oid", "(0.1::float4)", "0::float4", "(-0.0)::float4");
+	my ($ngate, @diffs) = (0);
+	for my $c (@cols)
+	{
+		for my $v (@vals)
+		{
+			my $q = "SELECT count(*) FROM xv WHERE $c = $v";
+			my ($st1, undef, $off) = sqlstate($node, 'postgres',
+				"SET bloomfilter.planner_guards = off; $q");
+			next if $st1 ne 'OK';
+			my $on = rows($node, $q);
+			$ngate++ if rows($node, "EXPLAIN (COSTS OFF) $q") =~ /One-Time Filter/;
+			push @diffs, "$q: $off without gates, $on with" if $on ne $off;
+		}
+	}
+	cmp_ok($ngate, '>=', 20, "cross-type: $ngate gated queries");
+	is(join("\n", @diffs), '', 'cross-type "=": the rows of the plan without gates');
+}
+
 # ----------------------------------- 4. cached plans, unguard and guard ----
 {
 	my $s = $node->background_psql('postgres');
