@@ -520,8 +520,10 @@ gate_setup(FunctionCallInfo fcinfo, Oid argtype)
 	}
 	if (!site->collation_ok || !OidIsValid(argtype))
 		return NULL;
+	/* arguments may change between calls (a column, an anyarray of pg_stats) */
 	if (site->state == NULL || site->epoch != bf_def_epoch ||
-		gate_states_epoch != bf_def_epoch)
+		gate_states_epoch != bf_def_epoch ||
+		site->state->key.defid != defid || site->state->key.argtype != argtype)
 	{
 		site->state = NULL;
 		site->state = state_lookup(defid, argtype);

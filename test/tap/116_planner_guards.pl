@@ -313,6 +313,30 @@ wait_ready($node, 'postgres', "public.xv.$_", "xv.$_") for qw(vc nm tx i8 i4 f8)
 	is(join("\n", @diffs), '', 'cross-type "=": the rows of the plan without gates');
 }
 
+# Called directly, a gate's arguments may change from row to row: arrays of
+# pg_stats (type anyarray) of columns of many types, definitions of other
+# filters.  Each call answers for its own definition and key type.
+$node->safe_psql('postgres', q{
+	INSERT INTO xv SELECT * FROM xv;
+	ANALYZE xv;
+	CREATE TABLE g1 (k text); INSERT INTO g1 VALUES ('only1');
+	CREATE TABLE g2 (k text); INSERT INTO g2 VALUES ('only2');
+	SELECT bloom_guard('g1', 'k'); SELECT bloom_guard('g2', 'k');
+});
+wait_ready($node, 'postgres', "public.$_.k", $_) for qw(g1 g2);
+my $cw = crash_watch($node);
+is(rows($node, q{
+	SELECT count(*) FILTER (WHERE bloom_shared_gate_any(d.id, s.most_common_vals))
+	FROM pg_stats s, bloom_shared_definitions d
+	WHERE s.tablename = 'xv' AND d.name = 'public.xv.tx' AND s.most_common_vals IS NOT NULL}),
+	'6', 'a gate over arrays of pg_stats of six column types: no crash, "maybe" for each');
+server_intact($node, $cw, 'a gate over pg_stats');
+$cw->{bg}->quit;
+is(rows($node, q{
+	SELECT string_agg(name || '=' || bloom_shared_gate(id, 'only2'::text), ',' ORDER BY name)
+	FROM bloom_shared_definitions WHERE name IN ('public.g1.k', 'public.g2.k')}),
+	'public.g1.k=false,public.g2.k=true', 'a gate called for two definitions answers for each');
+
 # ----------------------------------- 4. cached plans, unguard and guard ----
 {
 	my $s = $node->background_psql('postgres');
