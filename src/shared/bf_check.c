@@ -464,6 +464,30 @@ wrong_kind(BfSharedSite *site, int filter_kind)
 	site->epoch = 0;
 }
 
+/*
+ * A key hashed as it is (a cross-type "=") may equal a column's key whose
+ * canonical bytes differ: varchar = name compares every byte, while the
+ * varchar column's keys are hashed without trailing blanks.  Test the key's
+ * other forms (bf_key_probe_hashes), as checks of bloomfilter values do.
+ */
+static BfCheckResult
+check_other_forms(BfSharedSite *site, Datum key)
+{
+	BfHash		hashes[BF_KEY_MAX_PROBES];
+	int			n = bf_key_probe_hashes(&site->argkt, key, BF_LAYOUT_BLOCKED, hashes);
+	int			filter_kind = BF_KEY_NONE;
+
+	for (int i = 0; i < n; i++)
+	{
+		BfCheckResult r = bf_filter_check(&site->ref, hashes[i], site_kind(site),
+										  &filter_kind);
+
+		if (r != BF_CHECK_NO)
+			return r;
+	}
+	return BF_CHECK_NO;
+}
+
 static Datum
 contains_common(FunctionCallInfo fcinfo, bool text_arg)
 {
@@ -496,6 +520,8 @@ contains_common(FunctionCallInfo fcinfo, bool text_arg)
 	}
 	if (r == BF_CHECK_WRONG_KIND)
 		wrong_kind(site, filter_kind);
+	if (r == BF_CHECK_NO && site->conv == CONV_NONE)
+		r = check_other_forms(site, PG_GETARG_DATUM(1));
 	PG_RETURN_BOOL(r != BF_CHECK_NO);
 }
 

@@ -311,6 +311,8 @@ wait_ready($node, 'postgres', "public.xv.$_", "xv.$_") for qw(vc nm tx i8 i4 f8)
 	}
 	cmp_ok($ngate, '>=', 20, "cross-type: $ngate gated queries");
 	is(join("\n", @diffs), '', 'cross-type "=": the rows of the plan without gates');
+	is(rows($node, q{SELECT bloom_shared_contains('public.xv.vc', 'ab '::name)}), 't',
+		'bloom_shared_contains: a name key equal to a varchar row with trailing blanks answers "maybe"');
 }
 
 # Called directly, a gate's arguments may change from row to row: arrays of
