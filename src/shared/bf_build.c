@@ -154,8 +154,6 @@ build_exit(int code, Datum arg)
 			s->generation++;
 			s->has_live = false;
 			s->live_bytes = 0;
-			bf_slot_write_end(s);
-			strlcpy(s->last_error, b->error, sizeof(s->last_error));
 
 			/*
 			 * Suspended until DDL asks again, unless it already did while this
@@ -167,6 +165,8 @@ build_exit(int code, Datum arg)
 				s->suspended = true;
 				s->done_seq = b->seq;
 			}
+			bf_slot_write_end(s);
+			strlcpy(s->last_error, b->error, sizeof(s->last_error));
 		}
 		else if (b->outcome == BUILD_GONE)
 		{
