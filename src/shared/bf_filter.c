@@ -247,8 +247,8 @@ check_locked(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind,
  * The check without a lock (src/README.md, "Checks without a lock").
  * Returns false if a writer was at work: the caller checks under the lock.
  *
- * The fields are read through a volatile pointer between two reads of
- * check_seq that agree and are even: no write section overlapped, so they
+ * The fields are read (through a volatile pointer, the header copied whole)
+ * between two reads of check_seq that agree and are even: no write section overlapped, so they
  * are one consistent state, and the bits' offset and size lie inside the
  * pool.  The bits are read, then check_seq a third time: if it still agrees,
  * no swap, reset or free happened since the fields were read, so the
@@ -281,9 +281,8 @@ check_unlocked(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind,
 	live = vs->has_live && !vs->suspended;
 	slot_kind = vs->key_kind;
 	off = vs->live_off;
-	hdr.layout = vs->live_hdr.layout;
-	hdr.hashes = vs->live_hdr.hashes;
-	hdr.nbits = vs->live_hdr.nbits;
+	/* the whole header: the test reads more than the layout and sizes */
+	hdr = s->live_hdr;
 	pg_read_barrier();
 	if (pg_atomic_read_u32(&s->check_seq) != seq)
 		return false;
