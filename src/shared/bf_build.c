@@ -150,10 +150,10 @@ build_exit(int code, Datum arg)
 		else if (b->outcome == BUILD_SUSPENDED)
 		{
 			/* the live bits may miss writes: never answer from them again */
+			bf_slot_write_begin(s);
 			s->generation++;
 			s->has_live = false;
 			s->live_bytes = 0;
-			strlcpy(s->last_error, b->error, sizeof(s->last_error));
 
 			/*
 			 * Suspended until DDL asks again, unless it already did while this
@@ -165,6 +165,8 @@ build_exit(int code, Datum arg)
 				s->suspended = true;
 				s->done_seq = b->seq;
 			}
+			bf_slot_write_end(s);
+			strlcpy(s->last_error, b->error, sizeof(s->last_error));
 		}
 		else if (b->outcome == BUILD_GONE)
 		{
@@ -362,7 +364,9 @@ build_publish_next(BuildState *b)
 	LWLockRelease(bf_registry_lock());
 	memset(bf_pool + off, 0, b->bytes);
 	s->next_hdr = b->hdr;
+	bf_slot_write_begin(s);
 	s->key_kind = b->kt.kind;
+	bf_slot_write_end(s);
 	pg_atomic_write_u64(&s->next_added, 0);
 	s->has_next = true;
 	bf_slot_release(s);
@@ -557,6 +561,7 @@ build_swap(BuildState *b)
 		superseded(b);
 	}
 	added = pg_atomic_read_u64(&s->next_added);
+	bf_slot_write_begin(s);
 	s->live_off = b->off;
 	s->live_bytes = b->bytes;
 	s->live_hdr = b->hdr;
@@ -564,6 +569,8 @@ build_swap(BuildState *b)
 	/* removals queued against the old buffer are dropped (src/README.md) */
 	s->live_epoch++;
 	pg_atomic_write_u64(&s->removed, 0);
+	s->suspended = false;
+	bf_slot_write_end(s);
 	s->has_next = false;
 	s->next_bytes = 0;
 	pg_atomic_write_u64(&s->added, added);
@@ -573,7 +580,6 @@ build_swap(BuildState *b)
 	s->done_seq = b->seq;
 	s->failures = 0;
 	s->next_try = 0;
-	s->suspended = false;
 	s->last_error[0] = '\0';
 	s->request_capacity = 0;
 	if (added > threshold)

@@ -79,8 +79,8 @@ typedef struct BfSharedSite
 	/* valid while these match */
 	uint64		epoch;
 	Oid			userid;
-	Oid			argtype;
 	char		name[BF_SHARED_NAME_LEN];
+	Size		name_len;
 	LocalTransactionId checked_lxid;	/* access checked in this transaction */
 
 	BfDefinition def;
@@ -321,20 +321,23 @@ site_setup(FunctionCallInfo fcinfo, SiteMode mode, bool text_arg)
 	text	   *name_t = PG_GETARG_TEXT_PP(0);
 	char	   *name;
 	Oid			userid = GetUserId();
-	Oid			argtype = text_arg ? TEXTOID : get_fn_expr_argtype(fcinfo->flinfo, 1);
+	Oid			argtype;
 	Oid			atttypid;
 	int32		atttypmod;
 	Oid			attcoll;
 
-	/* the same filter as on the last row: no copy of the name per row */
+	/*
+	 * The same filter as on the last row: no copy of the name per row (the
+	 * argument's type is the call site's, resolved once).
+	 */
 	if (site && site->epoch == bf_def_epoch && site->userid == userid &&
-		site->argtype == argtype &&
-		VARSIZE_ANY_EXHDR(name_t) == strlen(site->name) &&
-		memcmp(VARDATA_ANY(name_t), site->name, VARSIZE_ANY_EXHDR(name_t)) == 0)
+		VARSIZE_ANY_EXHDR(name_t) == site->name_len &&
+		memcmp(VARDATA_ANY(name_t), site->name, site->name_len) == 0)
 	{
 		check_access(site, mode);
 		return site;
 	}
+	argtype = text_arg ? TEXTOID : get_fn_expr_argtype(fcinfo->flinfo, 1);
 	name = text_to_cstring(name_t);
 	if (site == NULL)
 		site = MemoryContextAllocZero(mcxt, sizeof(BfSharedSite));
@@ -348,6 +351,7 @@ site_setup(FunctionCallInfo fcinfo, SiteMode mode, bool text_arg)
 		check_text_arg(fcinfo, name);
 	check_collation(PG_GET_COLLATION(), name);
 	strlcpy(site->name, name, sizeof(site->name));
+	site->name_len = strlen(site->name);
 	site->attnum = get_attnum(site->def.relid, NameStr(site->def.column_name));
 	if (site->attnum == InvalidAttrNumber)
 		ereport(ERROR,
@@ -372,7 +376,6 @@ site_setup(FunctionCallInfo fcinfo, SiteMode mode, bool text_arg)
 	else
 		resolve_conversion(site, mcxt, argtype);
 	site->ref = BF_FILTER_REF_NONE;
-	site->argtype = argtype;
 	site->userid = userid;
 	site->epoch = bf_def_epoch;
 	pfree(name);

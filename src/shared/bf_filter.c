@@ -3,17 +3,25 @@
  *		Operations on a loaded shared filter: check, add, snapshot, readiness,
  *		and the information behind the view bloom_shared_filters.
  *
- * A check or an add takes the slot lock in shared mode through
- * bf_slot_acquire(), which also verifies that the slot still holds the
- * filter the caller's reference was made for (its generation).  Bits are
- * set with atomic ORs, so adds never block one another or checks.
+ * An add takes the slot lock in shared mode through bf_slot_acquire(),
+ * which also verifies that the slot still holds the filter the caller's
+ * reference was made for (its generation).  Bits are set with atomic ORs,
+ * so adds never block one another or checks.
+ *
+ * A check takes no lock and writes no shared memory: it reads the slot
+ * between two reads of its check_seq (a sequence lock, see bf_slot.h) and
+ * tests the bits, then reads check_seq a third time; if a writer was at work
+ * meanwhile, it checks again under the slot lock.  Its counts go to
+ * backend-local counters, added to the slot's now and then.
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "access/xlog.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "catalog/pg_class.h"
+#include "storage/ipc.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -101,15 +109,128 @@ bf_grow_threshold(const BfHeader *h)
 	return over == PG_UINT64_MAX ? over : over - 1;
 }
 
-BfCheckResult
-bf_filter_check(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind)
+/*
+ * Counts of checks not yet added to the slots' counters, for the few filters
+ * this backend checked last.  They are added every COUNT_FLUSH_EVERY checks,
+ * when the table is full, at the end of each transaction, at exit and before
+ * this backend reads the view.
+ */
+#define COUNT_FILTERS		8
+#define COUNT_FLUSH_EVERY	4096
+
+typedef struct PendingCount
+{
+	BfFilterRef ref;
+	uint64		checks;
+	uint64		negatives;
+} PendingCount;
+
+static PendingCount pending[COUNT_FILTERS];
+static int	npending = 0;
+static uint32 pending_checks = 0;
+static bool count_callbacks_set = false;
+
+/* Add the pending counts to the slots (those not reset meanwhile). */
+static void
+flush_counts(void)
+{
+	for (int i = 0; i < npending; i++)
+	{
+		BfSlot	   *s = bf_slot_acquire(&pending[i].ref, LW_SHARED);
+
+		if (s == NULL)
+			continue;
+		pg_atomic_fetch_add_u64(&s->checks, pending[i].checks);
+		pg_atomic_fetch_add_u64(&s->negatives, pending[i].negatives);
+		bf_slot_release(s);
+	}
+	npending = 0;
+	pending_checks = 0;
+}
+
+static void
+count_xact_end(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+		case XACT_EVENT_PREPARE:
+			if (npending > 0)
+				flush_counts();
+			break;
+		default:
+			break;
+	}
+}
+
+static void
+count_exit(int code, Datum arg)
+{
+	if (npending > 0)
+		flush_counts();
+}
+
+static void
+count_check(const BfFilterRef *ref, bool negative)
+{
+	PendingCount *p = NULL;
+
+	if (npending > 0 && pending[0].ref.slot == ref->slot &&
+		pending[0].ref.generation == ref->generation)
+		p = &pending[0];
+	else
+	{
+		if (!count_callbacks_set)
+		{
+			RegisterXactCallback(count_xact_end, NULL);
+			before_shmem_exit(count_exit, (Datum) 0);
+			count_callbacks_set = true;
+		}
+		for (int i = 1; i < npending && p == NULL; i++)
+			if (pending[i].ref.slot == ref->slot &&
+				pending[i].ref.generation == ref->generation)
+				p = &pending[i];
+		if (p == NULL)
+		{
+			if (npending == COUNT_FILTERS)
+				flush_counts();
+			p = &pending[npending++];
+			p->ref = *ref;
+			p->checks = p->negatives = 0;
+		}
+		/* the last one used first */
+		if (p != &pending[0])
+		{
+			PendingCount tmp = *p;
+
+			*p = pending[0];
+			pending[0] = tmp;
+			p = &pending[0];
+		}
+	}
+	p->checks++;
+	p->negatives += negative;
+	if (++pending_checks >= COUNT_FLUSH_EVERY)
+		flush_counts();
+}
+
+/*
+ * The check under the slot lock: the way when a writer is at work.  *reached:
+ * the reference still names the slot (the check counts).
+ */
+static BfCheckResult
+check_locked(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind,
+			 bool *reached)
 {
 	BfSlot	   *s = bf_slot_acquire(ref, LW_SHARED);
 	BfCheckResult result = BF_CHECK_UNKNOWN;
 
+	*reached = s != NULL;
 	if (s == NULL)
 		return BF_CHECK_UNKNOWN;
-	pg_atomic_fetch_add_u64(&s->checks, 1);
 	if (s->has_live && !s->suspended)
 	{
 		*filter_kind = s->key_kind;
@@ -118,12 +239,88 @@ bf_filter_check(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind)
 		else if (bf_test_hash(&s->live_hdr, (const uint8 *) bf_pool + s->live_off, h))
 			result = BF_CHECK_MAYBE;
 		else
-		{
-			pg_atomic_fetch_add_u64(&s->negatives, 1);
 			result = BF_CHECK_NO;
-		}
 	}
 	bf_slot_release(s);
+	return result;
+}
+
+/*
+ * The check without a lock (src/README.md, "Checks without a lock").
+ * Returns false if a writer was at work: the caller checks under the lock.
+ *
+ * The fields are read (through a volatile pointer, the header copied whole)
+ * between two reads of check_seq that agree and are even: no write section overlapped, so they
+ * are one consistent state, and the bits' offset and size lie inside the
+ * pool.  The bits are read, then check_seq a third time: if it still agrees,
+ * no swap, reset or free happened since the fields were read, so the
+ * buffer was still the live one (bits only go from 0 to 1 in it; a counting
+ * buffer's counters go down only for keys no snapshot can see any more, never
+ * below the count of the keys still present) and was not given back to the
+ * pool and reused.
+ */
+static bool
+check_unlocked(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind,
+			   BfCheckResult *result)
+{
+	BfSlot	   *s;
+	volatile BfSlot *vs;
+	uint32		seq;
+	bool		valid;
+	bool		live;
+	int			slot_kind;
+	uint64		off;
+	BfHeader	hdr;
+	bool		hit;
+
+	if (ref->slot < 0 || ref->slot >= bf_shared->nslots)
+		return false;
+	s = &bf_shared->slots[ref->slot];
+	vs = s;
+	seq = pg_atomic_read_u32(&s->check_seq);
+	if (seq & 1)
+		return false;
+	pg_read_barrier();
+	valid = vs->in_use && vs->generation == ref->generation;
+	live = vs->has_live && !vs->suspended;
+	slot_kind = vs->key_kind;
+	off = vs->live_off;
+	/* the whole header: the test reads more than the layout and sizes */
+	hdr = s->live_hdr;
+	pg_read_barrier();
+	if (pg_atomic_read_u32(&s->check_seq) != seq)
+		return false;
+	if (!valid)
+		return false;			/* the locked path says so */
+	if (!live)
+	{
+		*result = BF_CHECK_UNKNOWN;
+		return true;
+	}
+	*filter_kind = slot_kind;
+	if (slot_kind != kind)
+	{
+		*result = BF_CHECK_WRONG_KIND;
+		return true;
+	}
+	hit = bf_test_hash(&hdr, (const uint8 *) bf_pool + off, h);
+	pg_read_barrier();
+	if (pg_atomic_read_u32(&s->check_seq) != seq)
+		return false;
+	*result = hit ? BF_CHECK_MAYBE : BF_CHECK_NO;
+	return true;
+}
+
+BfCheckResult
+bf_filter_check(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind)
+{
+	BfCheckResult result;
+	bool		reached = true;
+
+	if (!check_unlocked(ref, h, kind, filter_kind, &result))
+		result = check_locked(ref, h, kind, filter_kind, &reached);
+	if (reached)
+		count_check(ref, result == BF_CHECK_NO);
 	return result;
 }
 
@@ -370,6 +567,9 @@ bloom_shared_filters_info(PG_FUNCTION_ARGS)
 	/* without the preload, the view shows the definitions, none loaded */
 	if (!bf_shared_available())
 		return (Datum) 0;
+	/* this backend's own checks so far */
+	if (npending > 0)
+		flush_counts();
 	cfgoid = bf_config_table(true);
 	standby = RecoveryInProgress();
 	pending = bf_removals_pending();

@@ -114,6 +114,7 @@ bf_shmem_startup(void)
 		{
 			BfSlot *s = &bf_shared->slots[i];
 
+			pg_atomic_init_u32(&s->check_seq, 0);
 			pg_atomic_init_u64(&s->added, 0);
 			pg_atomic_init_u64(&s->next_added, 0);
 			pg_atomic_init_u64(&s->checks, 0);
@@ -258,7 +259,10 @@ slot_is(const BfSlot *s, Oid dbid, Oid cfgoid, int64 defid)
 	return s->in_use && s->dbid == dbid && s->cfgoid == cfgoid && s->defid == defid;
 }
 
-/* Forget a slot's bits; both locks are held exclusively. */
+/*
+ * Forget a slot's bits; both locks are held exclusively, inside a write
+ * section (bf_slot_write_begin).
+ */
 static void
 slot_forget_locked(BfSlot *s)
 {
@@ -281,8 +285,10 @@ slot_free_locked(int i)
 	BfSlot	   *s = &bf_shared->slots[i];
 
 	LWLockAcquire(bf_slot_lock(i), LW_EXCLUSIVE);
+	bf_slot_write_begin(s);
 	slot_forget_locked(s);
 	s->in_use = false;
+	bf_slot_write_end(s);
 	LWLockRelease(bf_slot_lock(i));
 }
 
@@ -291,7 +297,9 @@ bf_slot_reset(int i)
 {
 	LWLockAcquire(bf_registry_lock(), LW_EXCLUSIVE);
 	LWLockAcquire(bf_slot_lock(i), LW_EXCLUSIVE);
+	bf_slot_write_begin(&bf_shared->slots[i]);
 	slot_forget_locked(&bf_shared->slots[i]);
+	bf_slot_write_end(&bf_shared->slots[i]);
 	LWLockRelease(bf_slot_lock(i));
 	LWLockRelease(bf_registry_lock());
 }
@@ -332,6 +340,7 @@ slot_assign_locked(Oid dbid, Oid cfgoid, const BfDefinition *def)
 				 errhint("Increase bloomfilter.max_shared_filters (needs a restart), or remove a guard with bloom_unguard().")));
 	}
 	LWLockAcquire(bf_slot_lock(i), LW_EXCLUSIVE);
+	bf_slot_write_begin(s);
 	slot_forget_locked(s);
 	s->in_use = true;
 	s->dbid = dbid;
@@ -355,6 +364,7 @@ slot_assign_locked(Oid dbid, Oid cfgoid, const BfDefinition *def)
 	s->last_error[0] = '\0';
 	pg_atomic_write_u64(&s->checks, 0);
 	pg_atomic_write_u64(&s->negatives, 0);
+	bf_slot_write_end(s);
 	LWLockRelease(bf_slot_lock(i));
 	return i;
 }
@@ -422,7 +432,9 @@ bf_filter_request_build(const BfDefinition *def, TransactionId wait_xid, bool fo
 		s->wait_xid = wait_xid;
 	s->failures = 0;
 	s->next_try = 0;
+	bf_slot_write_begin(s);
 	s->suspended = false;
+	bf_slot_write_end(s);
 	bf_slot_release(s);
 	bf_wake_launcher();
 }

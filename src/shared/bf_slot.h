@@ -16,9 +16,17 @@
  *   fails once the generation moved on, so no one keeps using bits of a
  *   filter that was forgotten.
  * - Bits go only from 0 to 1 in a published buffer (atomic OR of 32-bit
- *   words); checks read plain bytes under the slot lock in shared mode.
- *   The counters of a counting buffer change by compare-and-swap of 32-bit
- *   words; they go down only for removals proven safe (bf_removals.c).
+ *   words).  The counters of a counting buffer change by compare-and-swap
+ *   of 32-bit words; they go down only for removals proven safe
+ *   (bf_removals.c).
+ * - Checks take no lock: they read what they need between two reads of
+ *   check_seq (a sequence lock).  Whoever changes a field a check reads
+ *   (in_use, generation, has_live, suspended, key_kind, live_off, live_hdr)
+ *   or gives the live buffer back to the pool does so between
+ *   bf_slot_write_begin() and bf_slot_write_end(), with the slot lock held
+ *   exclusively; a check that saw check_seq odd or changed falls back to the
+ *   slot lock.  A counter a check reads may be decremented meanwhile, but
+ *   never below the count of the keys still present.
  * - Builds are requested by bumping request_seq; a build serves the
  *   request_seq it read when it started and records it in done_seq when it
  *   publishes.  A request made during a build leaves request_seq ahead, so
@@ -33,6 +41,9 @@
 
 typedef struct BfSlot
 {
+	/* odd while a writer changes what checks read (see above) */
+	pg_atomic_uint32 check_seq;
+
 	/* identity: written with the registry lock and the slot lock exclusive */
 	bool		in_use;
 	uint32		generation;
@@ -72,7 +83,7 @@ typedef struct BfSlot
 
 	pg_atomic_uint64 added;		/* keys added to live */
 	pg_atomic_uint64 next_added;	/* keys added to next */
-	pg_atomic_uint64 checks;
+	pg_atomic_uint64 checks;	/* flushed now and then by each backend */
 	pg_atomic_uint64 negatives;
 	pg_atomic_uint32 grow_requested;	/* live passed grow_threshold */
 
@@ -107,6 +118,24 @@ extern LWLock *bf_slot_lock(int i);
  */
 extern BfSlot *bf_slot_acquire(const BfFilterRef *ref, LWLockMode mode);
 extern void bf_slot_release(BfSlot *s);
+
+/*
+ * Open and close a change of what lock-free checks read; the slot lock is
+ * held exclusively (so writers never overlap), and sections do not nest.
+ * The atomic increments are full barriers: a check that read any of the
+ * change, or bits of a buffer reused after it, sees check_seq moved.
+ */
+static inline void
+bf_slot_write_begin(BfSlot *s)
+{
+	pg_atomic_fetch_add_u32(&s->check_seq, 1);
+}
+
+static inline void
+bf_slot_write_end(BfSlot *s)
+{
+	pg_atomic_fetch_add_u32(&s->check_seq, 1);
+}
 extern int	bf_slot_index(const BfSlot *s);
 
 /* Forget the bits (new generation); the caller holds no lock. */

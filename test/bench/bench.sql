@@ -3,24 +3,26 @@
 --     psql -X -q -v ON_ERROR_STOP=1 -d bench -f test/bench/bench.sql
 -- (sizes as psql variables; test/bench.sh passes them, defaults below).
 --
--- Measures side by side, in one run, the five figures of the performance budget (README, Performance) and
--- prints them as one table: measurement, value, unit, compared to, ratio,
--- target (DESIGN §9), meets.  A feature that is not there (self-sizing
--- bloom_agg, in-place PL/pgSQL adds) prints "n/a" or "timeout", never fails
--- the run.
+-- Measures side by side, in one run, each target of the performance budget
+-- (issue 13; README, Performance) and prints them as one table:
+-- measurement, value, unit, compared to, ratio, target, meets.  A feature
+-- that is not there (self-sizing bloom_agg, in-place PL/pgSQL adds) prints
+-- "n/a" or "timeout", never fails the run.
 --
--- Timings: queries run under EXPLAIN (ANALYZE, TIMING OFF) and their
--- "Execution Time" is taken, best of 5 after a warm-up (best of 3, no
--- warm-up, for the 10M-row builds: the table is warm); single calls run as distinct EXECUTEd statements (a new
--- plan, so a new call site, each time), averaged over many calls, best of 3.
+-- Timings: queries run under EXPLAIN (ANALYZE, TIMING OFF).  A per-row
+-- cost is a query less its baseline (the same scan without the check), both
+-- serial, run alternately, timed as the backend's time on a CPU (Linux
+-- schedstat: on a busy machine the wait for a CPU is left out), best of 5
+-- each after a warm-up, over n_cand5 (5M) candidates for the checks; a
+-- difference within the spread of the baseline's runs is printed as "below
+-- noise", never as a figure.  Builds (parallel workers: their CPU time is
+-- not the backend's): "Execution Time", wall clock, best of 3, no warm-up
+-- (the table is warm).  Single calls run as distinct EXECUTEd statements (a new plan, so a
+-- new call site, each time), averaged over many calls, best of 5.
 
 \set ON_ERROR_STOP on
 SET client_min_messages = warning;
 
-\if :{?n_s}
-\else
-\set n_s 100000
-\endif
 \if :{?n_m}
 \else
 \set n_m 1000000
@@ -36,6 +38,10 @@ SET client_min_messages = warning;
 \if :{?n_cand}
 \else
 \set n_cand 500000
+\endif
+\if :{?n_cand5}
+\else
+\set n_cand5 5000000
 \endif
 \if :{?n_absent}
 \else
@@ -61,9 +67,17 @@ SET client_min_messages = warning;
 \else
 \set add_timeout 20
 \endif
+\if :{?ncpu}
+\else
+\set ncpu '?'
+\endif
 \if :{?quick}
 \else
 \set quick 0
+\endif
+\if :{?lat_m}
+\else
+\set lat_m ''
 \endif
 \if :{?lat_l}
 \else
@@ -73,9 +87,17 @@ SET client_min_messages = warning;
 \else
 \set lat_big ''
 \endif
-\if :{?load_start}
+\if :{?hlat_m}
 \else
-\set load_start '?'
+\set hlat_m ''
+\endif
+\if :{?hlat_l}
+\else
+\set hlat_l ''
+\endif
+\if :{?hlat_big}
+\else
+\set hlat_big ''
 \endif
 
 CREATE EXTENSION bloomfilter;
@@ -85,6 +107,8 @@ CREATE EXTENSION hll;
 \o /dev/null
 
 SELECT clock_timestamp() AS bench_t0 \gset
+-- load average (1, 5, 15 minutes) at the start and the end of the run
+SELECT array_to_string((string_to_array(pg_read_file('/proc/loadavg'), ' '))[1:3], ' ') AS load_start \gset
 
 -----------------------------------------------------------------------------
 -- Helpers
@@ -130,6 +154,16 @@ BEGIN
 END $$;
 SELECT set_config('bench.t0', :'bench_t0', false);
 
+-- This backend's time on a CPU so far, in nanoseconds (Linux schedstat:
+-- time waiting for a CPU, which the other work on a busy machine adds to
+-- wall-clock times, is not in it); NULL where it cannot be read.
+CREATE FUNCTION cpu_ns() RETURNS float8 LANGUAGE plpgsql AS $$
+BEGIN
+	RETURN split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)::float8;
+EXCEPTION WHEN OTHERS THEN
+	RETURN NULL;
+END $$;
+
 -- One EXPLAIN (ANALYZE, TIMING OFF) run of q: its JSON plan.
 CREATE FUNCTION bench_explain(q text) RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE j json;
@@ -138,23 +172,33 @@ BEGIN
 	RETURN j::jsonb -> 0;
 END $$;
 
--- Best "Execution Time" (ms) of `runs` runs after `warmup` runs, the number
--- of parallel workers launched, and the plan's node types.
+-- Best "Execution Time" (ms, wall clock) of `runs` runs after `warmup`
+-- runs, the best time the backend spent on a CPU for the statement (ms; the
+-- wall clock where schedstat is missing: a serial plan's cost without the
+-- waits for a CPU), the number of parallel workers launched, and the plan's
+-- node types.
 CREATE FUNCTION bench_ms(q text, runs int DEFAULT 3, warmup int DEFAULT 1,
-						 OUT ms float8, OUT workers int, OUT nodes text)
+						 OUT ms float8, OUT workers int, OUT nodes text,
+						 OUT cpu_ms float8)
 LANGUAGE plpgsql AS $$
 DECLARE
 	j jsonb;
 	t float8;
+	c0 float8;
+	c float8;
 BEGIN
 	ms := 'Infinity';
+	cpu_ms := 'Infinity';
 	FOR i IN 1 .. warmup LOOP
 		PERFORM bench_explain(q);
 	END LOOP;
 	FOR i IN 1 .. runs LOOP
+		c0 := cpu_ns();
 		j := bench_explain(q);
 		t := (j ->> 'Execution Time')::float8;
+		c := coalesce((cpu_ns() - c0) / 1e6, t);
 		IF t < ms THEN ms := t; END IF;
+		IF c < cpu_ms THEN cpu_ms := c; END IF;
 	END LOOP;
 	workers := coalesce(jsonb_path_query_first(j, '$.**."Workers Launched"')::int, 0);
 	-- node types, with EXPLAIN's text names for partial aggregation
@@ -175,16 +219,20 @@ CREATE FUNCTION bench_call_us(tmpl text, n int, runs int DEFAULT 3) RETURNS floa
 LANGUAGE plpgsql AS $$
 DECLARE
 	t0 timestamptz;
+	c0 float8;
 	best float8 := 'Infinity';
 	d text;
 BEGIN
 	EXECUTE format(tmpl, 0) INTO d;
 	FOR r IN 1 .. runs LOOP
 		t0 := clock_timestamp();
+		c0 := cpu_ns();
 		FOR i IN 1 .. n LOOP
 			EXECUTE format(tmpl, (random() * 1e9)::bigint) INTO d;
 		END LOOP;
-		best := least(best, extract(epoch FROM clock_timestamp() - t0)::float8 * 1e6 / n);
+		-- on-CPU time where schedstat is readable, else the wall clock
+		best := least(best, coalesce((cpu_ns() - c0) / 1e3,
+									 extract(epoch FROM clock_timestamp() - t0)::float8 * 1e6) / n);
 	END LOOP;
 	RETURN best;
 END $$;
@@ -231,188 +279,288 @@ END $$;
 
 -----------------------------------------------------------------------------
 -- Data.  Text keys 'key1' .. 'keyN' (COLLATE "C": the fastest B-tree, so the
--- comparison does not flatter the filter); candidates in random order, 1%
--- present (keys of the smallest set, so present in every filter), 99% absent.
+-- comparison does not flatter the filter), bigint keys 1 .. n_big; candidates
+-- in random order, 1% present (keys of the 1M set, so present in every
+-- filter), 99% absent.  cand: n_cand rows (the B-tree probes, and the first
+-- read of the 62 MB filter, target 3); cand5: n_cand5 rows (per-row checks).
 -----------------------------------------------------------------------------
-SELECT progress('setup: key tables and B-tree indexes (' || :n_s || ', ' || :n_m || ', ' || :n_l || ' rows)');
-CREATE UNLOGGED TABLE keys_s (k text COLLATE "C" NOT NULL);
+SELECT progress('setup: key tables and B-tree indexes (' || :n_m || ', ' || :n_l || ', ' || :n_big || ' rows)');
 CREATE UNLOGGED TABLE keys_m (k text COLLATE "C" NOT NULL);
 CREATE UNLOGGED TABLE keys_l (k text COLLATE "C" NOT NULL);
-INSERT INTO keys_s SELECT 'key' || g FROM generate_series(1, :n_s) g;
+CREATE UNLOGGED TABLE keys_big (k bigint NOT NULL);
 INSERT INTO keys_m SELECT 'key' || g FROM generate_series(1, :n_m) g;
 INSERT INTO keys_l SELECT 'key' || g FROM generate_series(1, :n_l) g;
-CREATE INDEX keys_s_k ON keys_s (k);
+INSERT INTO keys_big SELECT g FROM generate_series(1, :n_big) g;
 CREATE INDEX keys_m_k ON keys_m (k);
 CREATE INDEX keys_l_k ON keys_l (k);
-VACUUM (FREEZE, ANALYZE) keys_s, keys_m, keys_l;
+CREATE INDEX keys_big_k ON keys_big (k);
+VACUUM (ANALYZE) keys_m, keys_l, keys_big;
 
-CREATE UNLOGGED TABLE cand AS
-SELECT ('key' || ki) COLLATE "C" AS k, ki
-FROM (SELECT CASE WHEN g % 100 = 0 THEN (g / 100 * 7919) % :n_s + 1
-				  ELSE 1000000000 + g END::bigint AS ki
-	  FROM generate_series(1, :n_cand) g) s
-ORDER BY random();
--- Twice as many candidates (the same, and as many new absent ones): the
--- difference between the two is the steady per-row cost, without the
--- query's first read of the filter.
-CREATE UNLOGGED TABLE cand2 AS
-SELECT k, ki
-FROM (SELECT k, ki FROM cand
-	  UNION ALL
-	  SELECT ('key' || (3000000000 + g)) COLLATE "C", 3000000000 + g
-	  FROM generate_series(1, :n_cand) g) s
-ORDER BY random();
+CREATE FUNCTION make_cand(n bigint) RETURNS TABLE (k text, ki bigint, part int)
+LANGUAGE sql AS $$
+	SELECT ('key' || ki) COLLATE "C", ki, (ki % 4)::int
+	FROM (SELECT CASE WHEN g % 100 = 0 THEN (g / 100 * 7919) % (SELECT count(*) FROM keys_m) + 1
+					  ELSE 1000000000 + g END::bigint AS ki
+		  FROM generate_series(1, n) g) s
+	ORDER BY random()
+$$;
+CREATE UNLOGGED TABLE cand AS SELECT * FROM make_cand(:n_cand);
+CREATE UNLOGGED TABLE cand5 AS SELECT * FROM make_cand(:n_cand5);
 CREATE UNLOGGED TABLE absent AS
 SELECT ('key' || (2000000000 + g)) COLLATE "C" AS k
 FROM generate_series(1, :n_absent) g;
-VACUUM (FREEZE, ANALYZE) cand, cand2, absent;
+VACUUM (ANALYZE) cand, cand5, absent;
 
 SELECT progress('setup: stored filters');
 CREATE TABLE filters (name text PRIMARY KEY, bf bloomfilter);
-INSERT INTO filters SELECT 's', bloom_agg(k, :n_s, 0.01) FROM keys_s;
 INSERT INTO filters SELECT 'm', bloom_agg(k, :n_m, 0.01) FROM keys_m;
 INSERT INTO filters SELECT 'l', bloom_agg(k, :n_l, 0.01) FROM keys_l;
-
-SELECT progress('setup: the ' || :n_big || '-key filter');
 SELECT clock_timestamp() AS t_big \gset
-INSERT INTO filters
-SELECT 'big', bloom_agg(g, :n_big, 0.01)
-FROM (SELECT generate_series(1, :n_big)::bigint AS g) s;
+INSERT INTO filters SELECT 'big', bloom_agg(k, :n_big, 0.01) FROM keys_big;
 SELECT extract(epoch FROM clock_timestamp() - :'t_big')::float8 AS big_build_s \gset
-VACUUM ANALYZE filters;
-SELECT (bloom_info(bf) ->> 'bytes')::float8 / 1e6 AS big_mb FROM filters WHERE name = 'big' \gset
+-- per-partition filters (target 5): the 1M keys split four ways by key % 4
+CREATE TABLE pfilters (part int PRIMARY KEY, bf bloomfilter);
+INSERT INTO pfilters
+SELECT substr(k, 4)::bigint % 4, bloom_agg(k, :n_m / 4, 0.01) FROM keys_m GROUP BY 1;
+VACUUM ANALYZE filters, pfilters;
+
+SELECT progress('setup: a shared filter guarding keys_m (' || :n_m || ' keys)');
+-- capacity n_m: the size of the stored filter of the same keys (1.2 MB)
+SELECT bloom_guard('keys_m', 'k', 0.01, :n_m) AS shared_name \gset
+SELECT bloom_shared_wait(:'shared_name', 600000) AS shared_ready \gset
 
 -----------------------------------------------------------------------------
--- 1. Candidate checks inside a query, serial: ns/row added over a plain scan
---    of the candidates, against a warm B-tree probe per candidate (nested
---    loop, index only scan) on the same keys.
+-- Per-row costs: a query and its baseline (the same scan without the
+-- check), serial, run alternately, so that other work on the machine weighs
+-- on both alike; the backend's time on a CPU, best of `runs` each after a
+-- warm-up of each.  The noise of a best
+-- of n is how far the second best is from it: a difference within the sum
+-- of the two noises is not a figure ("below noise").
 -----------------------------------------------------------------------------
-SELECT progress('1. ' || :n_cand || ' candidate checks');
+CREATE TABLE bench_figures (what text, ns float8, noise_ns float8);
+
+CREATE FUNCTION bench_diff(what text, q text, base text, nrows bigint, runs int DEFAULT 5,
+						   OUT ns float8, OUT q_ms float8, OUT base_ms float8,
+						   OUT noise_ns float8, OUT nodes text)
+LANGUAGE plpgsql AS $$
+DECLARE
+	a record;
+	b record;
+	qs float8[] := '{}';
+	bs float8[] := '{}';
+BEGIN
+	PERFORM bench_explain(base);
+	PERFORM bench_explain(q);
+	FOR i IN 1 .. runs LOOP
+		b := bench_ms(base, 1, 0);
+		a := bench_ms(q, 1, 0);
+		bs := bs || b.cpu_ms;
+		qs := qs || a.cpu_ms;
+		nodes := a.nodes;
+	END LOOP;
+	SELECT array_agg(x ORDER BY x) INTO bs FROM unnest(bs) x;
+	SELECT array_agg(x ORDER BY x) INTO qs FROM unnest(qs) x;
+	q_ms := qs[1];
+	base_ms := bs[1];
+	ns := (q_ms - base_ms) * 1e6 / nrows;
+	noise_ns := ((qs[2] - qs[1]) + (bs[2] - bs[1])) * 1e6 / nrows;
+	INSERT INTO bench_figures VALUES (what, ns, noise_ns);
+END $$;
+
+-- A per-row figure as text: never negative, never within the noise.
+CREATE FUNCTION ns_text(ns float8, noise_ns float8) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE WHEN ns > noise_ns THEN sig(ns)
+				ELSE format('below noise (%s ± %s)', sig(ns, 2), sig(noise_ns, 2)) END
+$$;
+
+CREATE FUNCTION ratio_text(x float8, y float8, suffix text DEFAULT '×') RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE WHEN x > 0 AND y > 0 THEN sig(x / y) || suffix END
+$$;
+
 SET max_parallel_workers_per_gather = 0;
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_memoize = off;
 SET enable_hashagg = off;
 
-SELECT (bench_ms('SELECT count(*) FROM cand WHERE k IS NOT NULL', 5)).ms AS base_ms \gset
-SELECT (bench_ms('SELECT count(*) FROM cand WHERE ki IS NOT NULL', 5)).ms AS base_int_ms \gset
-SELECT (bench_ms('SELECT count(*) FROM cand2 WHERE k IS NOT NULL', 5)).ms AS base2_ms \gset
-SELECT (bench_ms('SELECT count(*) FROM cand2 WHERE ki IS NOT NULL', 5)).ms AS base2_int_ms \gset
-
-CREATE FUNCTION bench_checks(fname text, keys_table text, nkeys bigint, ncand bigint,
-							 base_ms float8, base2_ms float8) RETURNS void
+-----------------------------------------------------------------------------
+-- Target 2. A check inside a query against a warm B-tree probe (nested loop,
+-- index only scan) at 1M, 10M and 50M keys, and against the machine's random
+-- read at the filter's size.  Checks: n_cand5 candidates, the one read of
+-- the stored filter included; B-tree probes: n_cand candidates.
+-----------------------------------------------------------------------------
+CREATE FUNCTION bench_checks(fname text, keys_table text, nkeys bigint, key_col text,
+							 lat4k float8, lathuge float8) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
+	ncand5 bigint := (SELECT count(*) FROM cand5);
+	ncand bigint := (SELECT count(*) FROM cand);
 	bloom record;
 	btree record;
 	mb float8;
-	bloom_ns float8;
-	btree_ns float8;
+	lat float8;
 	label text;
-	target_ns float8;
 	detoast_ms float8;
-	steady_ns float8;
 BEGIN
+	PERFORM progress(format('target 2: checks of the %s-key filter', nkeys));
 	SELECT (bloom_info(bf) ->> 'bytes')::float8 / 1e6 INTO mb FROM filters WHERE name = fname;
-	bloom := bench_ms(format('SELECT count(*) FROM cand WHERE (SELECT bf FROM filters WHERE name = %L) @> k', fname), 5);
-	btree := bench_ms(format('SELECT count(*) FROM cand c WHERE EXISTS (SELECT 1 FROM %I t WHERE t.k = c.k)', keys_table), 5);
-	-- The query detoasts the filter once (then checks its cached copy): for
-	-- a large filter that is a visible part of the per-row figure.
-	detoast_ms := (bench_ms(format('SELECT octet_length(bf::bytea) FROM filters WHERE name = %L', fname))).ms;
-	bloom_ns := (bloom.ms - base_ms) * 1e6 / ncand;
-	btree_ns := (btree.ms - base_ms) * 1e6 / ncand;
-	label := format('1. check in a query, %s-key filter (%s MB)',
-					to_char(nkeys, 'FM999,999,999'), sig(mb, 2));
-	-- DESIGN §9: ≤ 60 ns/row for a cache-resident filter, ≤ 250 ns/row for a
-	-- 60 MB one; a filter larger than a core's L2 (2 MB here) is held to
-	-- the latter.
-	target_ns := CASE WHEN mb <= 2 THEN 60 ELSE 250 END;
-	PERFORM res(label, sig(bloom_ns), 'ns/row',
-		format('B-tree probe %s ns/row (%s)%s', sig(btree_ns),
-			   CASE WHEN btree.nodes LIKE '%Nested Loop%' AND btree.nodes LIKE '%Index%'
-					THEN 'nested loop, ' || CASE WHEN btree.nodes LIKE '%Index Only Scan%'
-												 THEN 'index only scan' ELSE 'index scan' END
-					ELSE 'plan: ' || btree.nodes END,
-			   CASE WHEN mb > 2 THEN format('; incl. the first read (one full detoast: %s ms = %s ns/row)',
-											sig(detoast_ms, 2), sig(detoast_ms * 1e6 / ncand, 2))
-					ELSE '' END),
-		CASE WHEN bloom_ns > 0 THEN sig(btree_ns / bloom_ns) || '×' ELSE 'n/a (below noise)' END,
-		format('≤ %s ns/row (%s); ≥ 10× B-tree', target_ns,
-			   CASE WHEN target_ns = 60 THEN 'cache-resident' ELSE 'larger than L2' END),
-		bloom_ns <= target_ns AND (bloom_ns <= 0 OR btree_ns / bloom_ns >= 10));
-	IF mb > 2 THEN
-		steady_ns := ((bench_ms(format('SELECT count(*) FROM cand2 WHERE (SELECT bf FROM filters WHERE name = %L) @> k', fname), 5)).ms
-					  - base2_ms - (bloom.ms - base_ms)) * 1e6 / ncand;
-		PERFORM res(format('1. the same, steady state (rows after the first read)'),
-					sig(steady_ns), 'ns/row',
-					format('B-tree probe %s ns/row', sig(btree_ns)),
-					CASE WHEN steady_ns > 0 THEN sig(btree_ns / steady_ns) || '×' END,
-					format('≤ %s ns/row; ≥ 10× B-tree', target_ns),
-					steady_ns <= target_ns AND (steady_ns <= 0 OR btree_ns / steady_ns >= 10));
-	END IF;
+	bloom := bench_diff('2. check ' || fname,
+		format('SELECT count(*) FROM cand5 WHERE (SELECT bf FROM filters WHERE name = %L) @> %I', fname, key_col),
+		format('SELECT count(*) FROM cand5 WHERE %I IS NOT NULL', key_col), ncand5);
+	btree := bench_diff('2. B-tree ' || keys_table,
+		format('SELECT count(*) FROM cand c WHERE EXISTS (SELECT 1 FROM %I t WHERE t.k = c.%I)', keys_table, key_col),
+		format('SELECT count(*) FROM cand WHERE %I IS NOT NULL', key_col), ncand);
+	detoast_ms := (bench_ms(format('SELECT octet_length(bf::bytea) FROM filters WHERE name = %L', fname))).cpu_ms;
+	-- the cached copy of a filter of 4 MB or more is in huge pages
+	lat := CASE WHEN mb >= 4.2 THEN lathuge ELSE lat4k END;
+	label := format('2. check in a query, %s-key filter (%s MB%s)', to_char(nkeys, 'FM999,999,999'),
+					sig(mb, 2), CASE WHEN key_col = 'ki' THEN ', bigint' ELSE '' END);
+	PERFORM res(label, ns_text(bloom.ns, bloom.noise_ns), 'ns/row',
+		format('B-tree probe %s ns/row (%s); checks over %s rows incl. one full read (%s ms = %s ns/row)',
+			   ns_text(btree.ns, btree.noise_ns),
+			   CASE WHEN btree.nodes LIKE '%Nested Loop%' AND btree.nodes LIKE '%Index Only Scan%'
+					THEN 'nested loop, index only scan' ELSE 'plan: ' || btree.nodes END,
+			   to_char(ncand5, 'FM999,999,999'), sig(detoast_ms, 2), sig(detoast_ms * 1e6 / ncand5, 2)),
+		ratio_text(btree.ns, bloom.ns, '× cheaper'),
+		'≥ 10× cheaper than the B-tree',
+		bloom.ns > bloom.noise_ns AND btree.ns / bloom.ns >= 10);
+	PERFORM res(format('2. the same against one random read in %s MB', sig(mb, 2)),
+		ns_text(bloom.ns, bloom.noise_ns), 'ns/row',
+		format('random read (test/bench/memlat.c) %s ns in %s pages as the copy (4 kB pages %s ns, huge pages %s ns)',
+			   sig(lat), CASE WHEN mb >= 4.2 THEN 'huge' ELSE '4 kB' END, sig(lat4k), sig(lathuge)),
+		ratio_text(bloom.ns, lat, '× the read'),
+		'≤ 1.5× the random read',
+		bloom.ns > bloom.noise_ns AND bloom.ns / lat <= 1.5);
 END $$;
 
-SELECT bench_checks('s', 'keys_s', :n_s, :n_cand, :base_ms, :base2_ms);
-SELECT bench_checks('m', 'keys_m', :n_m, :n_cand, :base_ms, :base2_ms);
-SELECT bench_checks('l', 'keys_l', :n_l, :n_cand, :base_ms, :base2_ms);
-SELECT res(format('1. (machine) one random memory read in %s MB', sig(:n_l * 9.896 / 8e6, 2)),
-		   sig(nullif(:'lat_l', '')::float8), 'ns', 'a dependent chain in C (test/bench/memlat.c)',
-		   NULL, NULL, NULL);
+SELECT bench_checks('m', 'keys_m', :n_m, 'k', nullif(:'lat_m', '')::float8, nullif(:'hlat_m', '')::float8);
+SELECT bench_checks('l', 'keys_l', :n_l, 'k', nullif(:'lat_l', '')::float8, nullif(:'hlat_l', '')::float8);
+SELECT bench_checks('big', 'keys_big', :n_big, 'ki', nullif(:'lat_big', '')::float8, nullif(:'hlat_big', '')::float8);
 
--- The big filter (integer keys, no table of its keys): no B-tree to compare.
-SELECT (bench_ms('SELECT count(*) FROM cand WHERE (SELECT bf FROM filters WHERE name = ''big'') @> ki', 5)).ms
-	AS big_ms \gset
-SELECT (bench_ms('SELECT octet_length(bf::bytea) FROM filters WHERE name = ''big''')).ms
-	AS big_detoast_ms \gset
-SELECT res(format('1. check in a query, %s-key filter (%s MB, bigint)',
-				  to_char(:n_big, 'FM999,999,999'), sig(:big_mb, 2)),
-		   sig(ns), 'ns/row',
-		   format('no B-tree (no table of its keys); incl. the first read (one full detoast: %s ms = %s ns/row)',
-				  sig(:big_detoast_ms, 2), sig(:big_detoast_ms * 1e6 / :n_cand, 2)),
-		   NULL,
-		   '≤ 250 ns/row (60 MB filter)', ns <= 250)
-FROM (SELECT (:big_ms - :base_int_ms) * 1e6 / :n_cand AS ns) s;
-SELECT (bench_ms('SELECT count(*) FROM cand2 WHERE (SELECT bf FROM filters WHERE name = ''big'') @> ki', 5)).ms
-	AS big2_ms \gset
-SELECT res('1. the same, steady state (rows after the first read)', sig(ns), 'ns/row',
-		   'the same query over twice the candidates, less the first', NULL,
-		   '≤ 250 ns/row (60 MB filter)', ns <= 250)
-FROM (SELECT ((:big2_ms - :base2_int_ms) - (:big_ms - :base_int_ms)) * 1e6 / :n_cand AS ns) s;
-SELECT res(format('1. (machine) one random memory read in %s MB', sig(:big_mb, 2)),
-		   sig(nullif(:'lat_big', '')::float8), 'ns', 'a dependent chain in C (test/bench/memlat.c)',
-		   NULL, NULL, NULL);
+-----------------------------------------------------------------------------
+-- Target 3. The 62 MB stored filter over n_cand candidates, its first read
+-- included (a fresh statement: under READ COMMITTED the cached copy lasts
+-- for the statement); the same statement repeated in one REPEATABLE READ
+-- transaction (the copy lasts for the transaction: no second read); one
+-- check per statement (a fresh call site reads a slice, not the value).
+-----------------------------------------------------------------------------
+SELECT progress('target 3: the ' || :n_big || '-key stored filter');
+SELECT (bench_diff('3. first read', 'SELECT count(*) FROM cand WHERE (SELECT bf FROM filters WHERE name = ''big'') @> ki',
+				   'SELECT count(*) FROM cand WHERE ki IS NOT NULL', :n_cand)).* \gset big_
+SELECT (bench_ms('SELECT octet_length(bf::bytea) FROM filters WHERE name = ''big''', 5)).cpu_ms AS big_detoast_ms \gset
+SELECT (bloom_info(bf) ->> 'bytes')::float8 / 1e6 AS big_mb FROM filters WHERE name = 'big' \gset
+SELECT res(format('3. check in a query, %s-key stored filter (%s MB), %s candidates, fresh statements',
+				  to_char(:n_big, 'FM999,999,999'), sig(:big_mb, 2), to_char(:n_cand, 'FM999,999,999')),
+		   ns_text(:big_ns, :big_noise_ns), 'ns/row',
+		   format('incl. its one full read per statement: %s ms (octet_length(bf::bytea)) = %s ns/row',
+				  sig(:big_detoast_ms, 3), sig(:big_detoast_ms * 1e6 / :n_cand, 3)),
+		   ratio_text(:big_ns, 250, '× the budget'), '≤ 250 ns/row incl. the first read',
+		   :big_ns > :big_noise_ns AND :big_ns <= 250);
 
+-- The statement 4 times in one REPEATABLE READ transaction: reads counts
+-- the full reads (bloom_cache_stats).
+CREATE FUNCTION bench_repeat_rr(OUT first_ms float8, OUT again_ms float8, OUT reads bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+	r0 bigint;
+	q text := 'SELECT count(*) FROM cand WHERE (SELECT bf FROM filters WHERE name = ''big'') @> ki';
+BEGIN
+	SELECT s.reads INTO r0 FROM bloom_cache_stats() s;
+	first_ms := (bench_ms(q, 1, 0)).cpu_ms;
+	again_ms := (bench_ms(q, 3, 0)).cpu_ms;
+	SELECT s.reads - r0 INTO reads FROM bloom_cache_stats() s;
+END $$;
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT first_ms AS rr_first_ms, again_ms AS rr_again_ms, reads AS rr_reads FROM bench_repeat_rr() \gset
+COMMIT;
+SELECT res('3. the same statement repeated in one REPEATABLE READ transaction',
+		   ns_text((:rr_again_ms - :big_base_ms) * 1e6 / :n_cand, :big_noise_ns), 'ns/row',
+		   format('its first statement %s ns/row; full reads in the transaction: %s for 4 statements',
+				  sig((:rr_first_ms - :big_base_ms) * 1e6 / :n_cand), :rr_reads),
+		   ratio_text(:rr_first_ms - :big_base_ms, :rr_again_ms - :big_base_ms, '× cheaper'),
+		   'no full read again', :rr_reads = 1);
+
+SELECT us1 AS call_us, us2 AS bare_us
+FROM bench_call_pair_us('SELECT bf @> %s::bigint FROM filters WHERE name = ''big''',
+						'SELECT %s::bigint > 0 FROM filters WHERE name = ''big''', :n_calls) \gset
+SELECT res(format('3. one check per statement, stored %s MB filter (a fresh call site)', sig(:big_mb, 2)),
+		   sig(:call_us), 'µs/call',
+		   format('the statement without the check %s µs; a full read %s µs',
+				  sig(:bare_us), sig(:big_detoast_ms * 1000)),
+		   ratio_text(:big_detoast_ms * 1000, :call_us, '× less than a read'),
+		   'µs, not ms', :call_us < 1000);
+
+-----------------------------------------------------------------------------
+-- Target 4. bloom_shared_contains in a query, a cache-resident (1.2 MB)
+-- shared filter, against the stored filter of the same keys.
+-----------------------------------------------------------------------------
+SELECT progress('target 4: shared checks');
+SELECT (bench_diff('4. shared', format('SELECT count(*) FROM cand5 WHERE bloom_shared_contains(%L, k)', :'shared_name'),
+				   'SELECT count(*) FROM cand5 WHERE k IS NOT NULL', :n_cand5)).* \gset sh_
+SELECT ns AS m_ns, noise_ns AS m_noise_ns FROM bench_figures WHERE what = '2. check m' \gset
+SELECT res(format('4. bloom_shared_contains in a query, %s-key shared filter (%s MB), %s rows',
+				  to_char(:n_m, 'FM999,999,999'),
+				  sig((SELECT memory_bytes FROM bloom_shared_filters WHERE name = :'shared_name') / 1e6, 2),
+				  to_char(:n_cand5, 'FM999,999,999')),
+		   ns_text(:sh_ns, :sh_noise_ns), 'ns/row',
+		   format('the stored filter of the same keys (bf @> k) %s ns/row; shared filter ready: %s',
+				  ns_text(:m_ns, :m_noise_ns), :'shared_ready'),
+		   ratio_text(:sh_ns, :m_ns, '× the stored check'), '≤ 60 ns/row',
+		   :sh_ns > :sh_noise_ns AND :sh_ns <= 60);
+
+-----------------------------------------------------------------------------
+-- Target 5. One call site alternating between four stored filters (a hash
+-- join against a table of per-partition filters: the partition changes from
+-- row to row), against the same join on one partition's filter.
+-----------------------------------------------------------------------------
+SELECT progress('target 5: alternating filters');
 RESET enable_hashjoin;
+SET enable_nestloop = off;
+CREATE FUNCTION bench_alternating(OUT alt_ns float8, OUT alt_noise float8, OUT one_ns float8,
+								  OUT one_noise float8, OUT reads bigint, OUT nodes text)
+LANGUAGE plpgsql AS $$
+DECLARE
+	ncand5 bigint := (SELECT count(*) FROM cand5);
+	r0 bigint;
+	a record;
+	o record;
+BEGIN
+	SELECT s.reads INTO r0 FROM bloom_cache_stats() s;
+	a := bench_diff('5. alternating',
+		'SELECT count(*) FROM cand5 c JOIN pfilters f ON f.part = c.part WHERE f.bf @> c.k',
+		'SELECT count(*) FROM cand5 c JOIN pfilters f ON f.part = c.part', ncand5);
+	SELECT s.reads - r0 INTO reads FROM bloom_cache_stats() s;
+	o := bench_diff('5. one filter',
+		'SELECT count(*) FROM cand5 c JOIN pfilters f ON f.part = 0 WHERE f.bf @> c.k',
+		'SELECT count(*) FROM cand5 c JOIN pfilters f ON f.part = 0', ncand5);
+	alt_ns := a.ns;
+	alt_noise := a.noise_ns;
+	one_ns := o.ns;
+	one_noise := o.noise_ns;
+	nodes := a.nodes;
+END $$;
+SELECT * FROM bench_alternating() \gset
+RESET enable_nestloop;
+SELECT res(format('5. one call site alternating between 4 stored filters (%s MB each), %s rows',
+				  sig((SELECT avg((bloom_info(bf) ->> 'bytes')::float8) / 1e6 FROM pfilters), 2),
+				  to_char(:n_cand5, 'FM999,999,999')),
+		   ns_text(:alt_ns, :alt_noise), 'ns/row',
+		   format('the same join on one filter %s ns/row; full reads: %s in 6 statements (plan: %s)',
+				  ns_text(:one_ns, :one_noise), :reads, :'nodes'),
+		   ratio_text(:alt_ns, :one_ns, '× one filter'),
+		   'no read per switch (≤ 4 reads per statement)', :reads <= 4 * 6);
+
 RESET enable_mergejoin;
 RESET enable_memoize;
 RESET enable_hashagg;
 
 -----------------------------------------------------------------------------
--- 2. One check of the stored big filter per statement: µs per call, against
---    the same statement that detoasts the whole value.
+-- Target 1. Building over the n_l text rows: bloom_agg serial and with 2
+--    workers, against hll_add_agg(hll_hash_text(x)) over the same rows.
 -----------------------------------------------------------------------------
-SELECT progress('2. single checks of the ' || :n_big || '-key filter');
-SELECT us1 AS call_us, us2 AS bare_us
-FROM bench_call_pair_us('SELECT bf @> %s::bigint FROM filters WHERE name = ''big''',
-						'SELECT %s::bigint > 0 FROM filters WHERE name = ''big''', :n_calls) \gset
-SELECT bench_call_us('SELECT octet_length(bf::bytea) + %s FROM filters WHERE name = ''big''', :n_detoast) AS detoast_us \gset
-
-SELECT res(format('2. one check of a stored %s-key filter (%s MB)',
-				  to_char(:n_big, 'FM999,999,999'), sig(:big_mb, 2)),
-		   sig(:call_us), 'µs/call',
-		   format('full detoast (octet_length(bf::bytea)) %s µs/call', sig(:detoast_us)),
-		   sig(:detoast_us / :call_us) || '× less',
-		   'µs, not ms (fresh call site)', :call_us < 1000);
-SELECT res('2. the same statement without the check', sig(:bare_us), 'µs/call',
-		   'the check itself: ' || sig(:call_us - :bare_us) || ' µs', NULL, NULL, NULL);
-SELECT res(format('2. (setup) bloom_agg over %s integers', to_char(:n_big, 'FM999,999,999')),
-		   sig(:big_build_s), 's', NULL, NULL, NULL, NULL);
-
------------------------------------------------------------------------------
--- 3. Building over the n_l text rows: bloom_agg serial and with 2 workers,
---    against hll_add_agg(hll_hash_text(x)) over the same rows.
------------------------------------------------------------------------------
-SELECT progress('3. builds over ' || :n_l || ' text rows');
+SELECT progress('target 1: builds over ' || :n_l || ' text rows');
 ALTER TABLE keys_l SET (parallel_workers = 2);
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -452,28 +600,31 @@ DECLARE
 	p record;
 	hs record;
 	hp record;
+	lim float8;
 BEGIN
 	SELECT * INTO s FROM builds b WHERE b.what = bench_build_rows.what AND b.workers = 0;
 	SELECT * INTO p FROM builds b WHERE b.what = bench_build_rows.what AND b.workers = 2;
 	SELECT * INTO hs FROM builds b WHERE b.what = 'hll' AND b.workers = 0;
 	SELECT * INTO hp FROM builds b WHERE b.what = 'hll' AND b.workers = 2;
+	-- the self-sizing aggregate may take 1.2 times hll_add_agg
+	lim := CASE WHEN what = 'self' THEN 1.2 ELSE 1.0 END;
 	IF s IS NULL THEN
-		PERFORM res(format('3. build %s rows: %s, serial', to_char(nrows, 'FM999,999,999'), label),
+		PERFORM res(format('1. build %s rows: %s, serial', to_char(nrows, 'FM999,999,999'), label),
 					NULL, 's', 'not available in this build', NULL, '≤ hll_add_agg', NULL);
-		PERFORM res(format('3. build %s rows: %s, 2 workers', to_char(nrows, 'FM999,999,999'), label),
+		PERFORM res(format('1. build %s rows: %s, 2 workers', to_char(nrows, 'FM999,999,999'), label),
 					NULL, 's', 'not available in this build', NULL, '≤ hll_add_agg; scales', NULL);
 		RETURN;
 	END IF;
-	PERFORM res(format('3. build %s rows: %s, serial', to_char(nrows, 'FM999,999,999'), label),
+	PERFORM res(format('1. build %s rows: %s, serial', to_char(nrows, 'FM999,999,999'), label),
 				sig(s.ms / 1000), 's',
 				format('hll_add_agg(hll_hash_text(x)) serial %s s', sig(hs.ms / 1000)),
-				sig(s.ms / hs.ms, 2) || '×', '≤ 1× hll', s.ms <= hs.ms);
-	PERFORM res(format('3. build %s rows: %s, %s workers launched',
+				sig(s.ms / hs.ms, 2) || '×', format('≤ %s× hll', lim), s.ms <= lim * hs.ms);
+	PERFORM res(format('1. build %s rows: %s, %s workers launched',
 					   to_char(nrows, 'FM999,999,999'), label, p.launched),
 				sig(p.ms / 1000), 's',
 				format('hll_add_agg, %s workers %s s', hp.launched, sig(hp.ms / 1000)),
-				sig(p.ms / hp.ms, 2) || '×', '≤ 1× hll', p.ms <= hp.ms);
-	PERFORM res(format('3. speed-up with workers: %s', label),
+				sig(p.ms / hp.ms, 2) || '×', format('≤ %s× hll', lim), p.ms <= lim * hp.ms);
+	PERFORM res(format('1. speed-up with workers: %s', label),
 				sig(s.ms / p.ms, 2), '×',
 				format('hll_add_agg speed-up %s×', sig(hs.ms / hp.ms, 2)),
 				NULL, 'scales (≥ 1.3× on 2 cores)',
@@ -482,7 +633,7 @@ END $$;
 
 SELECT bench_build_rows('bloom', format('bloom_agg(x, %s, 0.01)', :n_l), :n_l);
 SELECT bench_build_rows('self', 'bloom_agg(x) self-sizing', :n_l);
-SELECT res('3. (plan) ' || what || ', 2 workers', NULL, NULL, 'nodes: ' || nodes, NULL, NULL, NULL)
+SELECT res('1. (plan) ' || what || ', 2 workers', NULL, NULL, 'nodes: ' || nodes, NULL, NULL, NULL)
 FROM builds WHERE workers = 2 AND nodes NOT LIKE '%Partial Aggregate%' ORDER BY what;
 
 RESET parallel_setup_cost;
@@ -491,9 +642,10 @@ RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
 
 -----------------------------------------------------------------------------
--- 4. PL/pgSQL adds to a 10 MB filter, capped by statement_timeout.
+-- Other figures (not targets of issue 13): PL/pgSQL adds to a 10 MB
+-- filter, capped by statement_timeout; sizes and false-positive rates.
 -----------------------------------------------------------------------------
-SELECT progress('4. ' || :n_adds || ' PL/pgSQL adds (timeout ' || :add_timeout || ' s)');
+SELECT progress('other: ' || :n_adds || ' PL/pgSQL adds (timeout ' || :add_timeout || ' s)');
 SELECT (bloom_info(bloom_empty(:add_capacity, 0.01)) ->> 'bytes')::float8 / 1e6 AS add_mb \gset
 SELECT bench_adds(10, :add_capacity) AS warm \gset
 SELECT set_config('statement_timeout', (:add_timeout * 1000)::text, false);
@@ -506,7 +658,7 @@ SELECT :'adds_s' = '' AS adds_timed_out \gset
 SELECT set_config('statement_timeout', (:add_timeout * 1000)::text, false);
 SELECT coalesce(bench_adds_guarded(200, :add_capacity)::text, '') AS few_s \gset
 RESET statement_timeout;
-SELECT res(format('4. %s PL/pgSQL adds f := bloom_add(f, k), %s MB filter',
+SELECT res(format('other. %s PL/pgSQL adds f := bloom_add(f, k), %s MB filter',
 				  to_char(:n_adds, 'FM999,999,999'), sig(:add_mb, 2)),
 		   'timeout', format('> %s s', :add_timeout),
 		   CASE WHEN :'few_s' = '' THEN 'even 200 adds timed out'
@@ -516,7 +668,7 @@ SELECT res(format('4. %s PL/pgSQL adds f := bloom_add(f, k), %s MB filter',
 							to_char(:n_adds, 'FM999,999,999')) END,
 		   NULL, '< 1 s (in place)', false);
 \else
-SELECT res(format('4. %s PL/pgSQL adds f := bloom_add(f, k), %s MB filter',
+SELECT res(format('other. %s PL/pgSQL adds f := bloom_add(f, k), %s MB filter',
 				  to_char(:n_adds, 'FM999,999,999'), sig(:add_mb, 2)),
 		   sig(:'adds_s'::float8), 's',
 		   format('%s µs/add; a 10 MB copy per add would be ~1 ms',
@@ -525,14 +677,14 @@ SELECT res(format('4. %s PL/pgSQL adds f := bloom_add(f, k), %s MB filter',
 \endif
 
 -----------------------------------------------------------------------------
--- 5. Bits per key against the layout's optimum, and the measured FPR on
+-- Bits per key against the layout's optimum, and the measured FPR on
 --    n_absent absent keys against the target, for every layout.  Optimum:
 --    classic -ln(p)/ln(2)^2; blocked the fewest bits per key whose Poisson
---    mixture prediction (DESIGN §4, k chosen freely) is ≤ p, computed
+--    mixture prediction (k chosen freely) is ≤ p, computed
 --    independently: 9.896 at 1%, 15.488 at 0.1%.
 -----------------------------------------------------------------------------
-SELECT progress('5. size and false-positive rate');
-SELECT res(format('5. bits/key, %s at %s%%', layout, p * 100),
+SELECT progress('other: size and false-positive rate');
+SELECT res(format('other. bits/key, %s at %s%%', layout, p * 100),
 		   sig(bpk, 4), 'bits/key',
 		   format('optimum %s', sig(opt, 4)), sig(bpk / opt, 4) || '×',
 		   '≤ 1.03× optimum', bpk / opt <= 1.03)
@@ -567,7 +719,7 @@ BEGIN
 				rate / p BETWEEN 0.8 AND 1.1);
 END $$;
 
-SELECT bench_fpr(format('5. measured FPR, %s at %s%%, %s keys', layout, p * 100,
+SELECT bench_fpr(format('other. measured FPR, %s at %s%%, %s keys', layout, p * 100,
 						to_char(:n_m, 'FM999,999,999')),
 				 format('SELECT bloom_agg(k, %s, %s, %L) FROM keys_m', :n_m, p, layout),
 				 p, :n_absent)
@@ -576,7 +728,7 @@ FROM (VALUES ('blocked', 0.01::float8), ('blocked', 0.001),
 			 ('counting', 0.01), ('counting', 0.001)) AS v(layout, p);
 
 -- the counting layout's memory: 4-bit counters in 128-counter blocks
-SELECT res(format('5. bits/key, counting at %s%%', p * 100),
+SELECT res(format('other. bits/key, counting at %s%%', p * 100),
 		   sig(cnt, 4), 'bits/key', format('blocked %s bits/key', sig(blk, 4)),
 		   sig(cnt / blk, 3) || '×', '≈ 4× blocked (4-bit counters)', cnt / blk BETWEEN 4 AND 5.5)
 FROM (SELECT p, (bloom_info(bloom_empty(:n_m, p, 'counting')) ->> 'bits')::float8 / :n_m AS cnt,
@@ -585,40 +737,51 @@ FROM (SELECT p, (bloom_info(bloom_empty(:n_m, p, 'counting')) ->> 'bits')::float
 
 SELECT to_regprocedure('bloom_agg(anyelement, float8)') IS NOT NULL AS have_selfsize_fpr \gset
 \if :have_selfsize_fpr
-SELECT bench_fpr(format('5. measured FPR, bloom_agg(x, %s) self-sized', p),
+SELECT bench_fpr(format('other. measured FPR, bloom_agg(x, %s) self-sized', p),
 				 format('SELECT bloom_agg(k, %s::float8) FROM keys_m', p), p, :n_absent)
 FROM (VALUES (0.01::float8), (0.001)) AS v(p);
 \elif :have_selfsize
-SELECT bench_fpr('5. measured FPR, bloom_agg(x) self-sized',
+SELECT bench_fpr('other. measured FPR, bloom_agg(x) self-sized',
 				 'SELECT bloom_agg(k) FROM keys_m', 0.01, :n_absent);
 \else
-SELECT res('5. measured FPR, bloom_agg(x) self-sized', NULL, '% FP', 'not available in this build',
+SELECT res('other. measured FPR, bloom_agg(x) self-sized', NULL, '% FP', 'not available in this build',
 		   NULL, '0.8–1.1× target', NULL);
 \endif
 
 -----------------------------------------------------------------------------
 -- The table.
 -----------------------------------------------------------------------------
+-----------------------------------------------------------------------------
+-- Target 6: no figure negative or within the noise.
+-----------------------------------------------------------------------------
+SELECT res('6. per-row figures below noise or negative',
+		   count(*) FILTER (WHERE ns <= noise_ns)::text, 'figures',
+		   format('of %s per-row differences, each over ≥ %s rows, best of 5 alternating with its baseline (noise: second best less best, both)',
+				  count(*), to_char(:n_cand, 'FM999,999,999')),
+		   NULL, 'none', count(*) FILTER (WHERE ns <= noise_ns) = 0)
+FROM bench_figures;
+
 SELECT progress('done');
+SELECT array_to_string((string_to_array(pg_read_file('/proc/loadavg'), ' '))[1:3], ' ') AS load_end \gset
 \o
 \pset footer off
 \pset tuples_only on
 \pset format unaligned
 SELECT '';
 SELECT '=== bloomfilter benchmark (bash test/bench.sh) ===';
-SELECT format('PostgreSQL %s; shared_buffers %s; jit %s; load average at start %s; %s candidates, %s-row build, %s-key big filter%s',
+SELECT format('PostgreSQL %s; shared_buffers %s; jit %s; %s CPUs; load average at start %s, at end %s; %s and %s candidates, %s-row build, %s-key big filter%s',
 			  current_setting('server_version'), current_setting('shared_buffers'),
-			  current_setting('jit'), :'load_start',
-			  to_char(:n_cand, 'FM999,999,999'), to_char(:n_l, 'FM999,999,999'),
-			  to_char(:n_big, 'FM999,999,999'),
-			  CASE WHEN :quick = 1 THEN ' — QUICK RUN: not the sizes of DESIGN §9' ELSE '' END);
+			  current_setting('jit'), :'ncpu', :'load_start', :'load_end',
+			  to_char(:n_cand5, 'FM999,999,999'), to_char(:n_cand, 'FM999,999,999'),
+			  to_char(:n_l, 'FM999,999,999'), to_char(:n_big, 'FM999,999,999'),
+			  CASE WHEN :quick = 1 THEN ' — QUICK RUN: not the sizes of the budget' ELSE '' END);
 \pset tuples_only off
 \pset format aligned
 \pset border 2
 SELECT measurement, value, unit, compared_to AS "compared to", ratio,
-	   target AS "target (DESIGN §9)", meets
+	   target, meets
 FROM bench_results
-ORDER BY ord;
+ORDER BY CASE WHEN measurement ~ '^[0-9]' THEN substring(measurement FROM '^[0-9]+')::int ELSE 99 END, ord;
 \pset tuples_only on
 \pset format unaligned
 SELECT format('bench.sql took %s s', round(extract(epoch FROM clock_timestamp() - :'bench_t0')::numeric));

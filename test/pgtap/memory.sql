@@ -1,11 +1,14 @@
 -- memory.sql: no memory leak per row.  A 10M-row aggregate and 10M checks
 -- leave the backend's private memory (RssAnon) within 24 MB of what 1M rows
--- leave: a leak of even 3 bytes per row would show.  The memory is read in
+-- leave: a leak of even 3 bytes per row would show.  And no leak per
+-- statement of the cache's copies of 4 MB or more (mappings of their own,
+-- in huge pages): 20 statements that each read a 6 MB stored filter whole
+-- leave memory within 24 MB of one.  The memory is read in
 -- the outer query, while the inner query's executor state (aggregate state,
 -- per-call-site caches) still exists.  Rows come from a cross join of two
 -- small generate_series, so no input grows with the row count.
 BEGIN;
-SELECT plan(4);
+SELECT plan(6);
 
 CREATE FUNCTION pg_temp.rss_anon_kb() RETURNS bigint LANGUAGE sql VOLATILE AS $$
 	SELECT (regexp_match(pg_read_file('/proc/self/status'), 'RssAnon:\s+(\d+) kB'))[1]::bigint
@@ -49,7 +52,21 @@ FROM (SELECT count(*) AS n FROM mf, generate_series(1, 10000) j
 SELECT cmp_ok((SELECT kb FROM peaks WHERE step = 'batch_10m') - (SELECT kb FROM peaks WHERE step = 'batch_1m'),
               '<', 24576::bigint, 'bloom_contains_any: 10M elements leave memory within 24 MB of 1M');
 
-SELECT is((SELECT count(*) FROM peaks WHERE kb > 0), 6::bigint, 'memory was read six times');
+-- a 6 MB stored filter (capacity 5M), read whole by each statement (2,000
+-- checks: slices would cost more) and dropped at its end (READ COMMITTED)
+CREATE TEMP TABLE bigf AS SELECT bloom_agg('k' || i, 5000000) AS bf FROM generate_series(1, 1000) i;
+CREATE TEMP TABLE reads0 AS SELECT reads FROM bloom_cache_stats();
+SELECT count(*) FROM bigf, generate_series(1, 2000) g WHERE bigf.bf @> ('k' || g);
+INSERT INTO peaks SELECT 'copies_1', pg_temp.rss_anon_kb();
+SELECT 'SELECT count(*) FROM bigf, generate_series(1, 2000) g WHERE bigf.bf @> (''k'' || g)'
+FROM generate_series(1, 20) \gexec
+INSERT INTO peaks SELECT 'copies_21', pg_temp.rss_anon_kb();
+SELECT is((SELECT reads FROM bloom_cache_stats()) - (SELECT reads FROM reads0), 21::bigint,
+          'each of the 21 statements read the 6 MB filter whole');
+SELECT cmp_ok((SELECT kb FROM peaks WHERE step = 'copies_21') - (SELECT kb FROM peaks WHERE step = 'copies_1'),
+              '<', 24576::bigint, '20 statements reading a 6 MB filter whole leave memory within 24 MB of one');
+
+SELECT is((SELECT count(*) FROM peaks WHERE kb > 0), 8::bigint, 'memory was read eight times');
 
 SELECT * FROM finish();
 ROLLBACK;
