@@ -130,8 +130,13 @@ bf_config_current(void)
 
 	if (!OidIsValid(cfgoid))
 		return false;
+	/*
+	 * "layout" is the column the update to 1.1 adds last: while the update
+	 * script runs, the table is not of this layout yet (the planner hook and
+	 * the event triggers, which run during the script, leave it alone).
+	 */
 	if (cached_current < 0)
-		cached_current = get_attnum(cfgoid, "rel") != InvalidAttrNumber;
+		cached_current = get_attnum(cfgoid, "layout") != InvalidAttrNumber;
 	return cached_current == 1;
 }
 
