@@ -130,7 +130,9 @@ SELECT what, st_try(t) FROM (VALUES
 	('truncated', left(st_make(1, 3, ARRAY[1, 2, 3]), 44)),
 	('classic filter', translate(encode(bloom_empty(100, 0.01, 'classic')::bytea, 'base64'), E'\n', '')),
 	('filter at 0.05', translate(encode(bloom_empty(100, 0.05)::bytea, 'base64'), E'\n', '')),
-	('corrupt filter', translate(encode(substr(bloom_empty(100)::bytea, 1, 40), 'base64'), E'\n', ''))
+	('corrupt filter', translate(encode(substr(bloom_empty(100)::bytea, 1, 40), 'base64'), E'\n', '')),
+	('scalable filter', translate(encode(bloom_add(bloom_empty_scalable(10, 0.01), 1)::bytea, 'base64'), E'\n', '')),
+	('counting filter', translate(encode(bloom_empty(100, 0.01, 'counting')::bytea, 'base64'), E'\n', ''))
 ) v(what, t);
 -- the support functions work only inside an aggregate
 SELECT bloom_agg_state_finalfn(st_make(1, 3, ARRAY[1, 2, 3])::bloom_agg_state);
