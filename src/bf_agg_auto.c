@@ -754,7 +754,9 @@ bf_auto_deserialize(const uint8 *p, Size len, AutoState *st)
 		memcpy(VARDATA(raw), p, len);
 		bf_value_open(raw, &st->filter);
 		param = (double) st->filter.hdr.capacity;
-		if (st->filter.hdr.layout != BF_LAYOUT_BLOCKED ||
+		/* a scalable filter of blocked layers has layout blocked too */
+		if (st->filter.hdr.family != BF_FAMILY_BLOOM ||
+			st->filter.hdr.layout != BF_LAYOUT_BLOCKED ||
 			st->filter.hdr.target_fpr != AUTO_DEFAULT_FPR ||
 			param != floor(param) || param < 1.0)
 			return "The state's filter is not one that bloom_agg(key, capacity) builds.";
