@@ -107,6 +107,11 @@ SELECT bloom_agg(name) FROM ci;
 SELECT bloom_agg(name, 0.01) FROM ci;
 SELECT bloom_agg(name, 10, 0.01) FROM ci;
 SELECT bloom_agg(name, 10, 0.01, 'classic') FROM ci;
+-- as window functions too (a window aggregate has no Aggref to look at)
+SELECT bloom_agg(name) OVER () FROM ci;
+SELECT bloom_agg(name, 0.01) OVER (ORDER BY name) FROM ci;
+SELECT bloom_agg(name, 10, 0.01) OVER () FROM ci;
+SELECT bloom_agg(name, 10, 0.01, 'classic') OVER (PARTITION BY name) FROM ci;
 SELECT (bloom_empty(100) || 'alice') @> name FROM ci;
 -- the ways out the hint gives: exact, or case-insensitive by lower()
 SELECT (bloom_empty(100) || 'Alice'::citext::text) @> 'Alice'::citext::text AS exact,
