@@ -65,11 +65,13 @@
 
 #include "access/htup_details.h"
 #include "catalog/dependency.h"
+#include "catalog/pg_aggregate.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "mb/pg_wchar.h"
+#include "nodes/execnodes.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/parse_coerce.h"
 #include "utils/builtins.h"
@@ -267,22 +269,64 @@ declared_arg_type(Oid fnoid, int argno)
 /*
  * An aggregate's key that reached an overload of a fixed type through an
  * implicit cast (citext to text, say) is refused as its own type would be:
- * the cast must not let a key type the filters cannot follow in.
+ * the cast must not let a key type the filters cannot follow in.  arg is the
+ * aggregate's argument expression, type the overload's.
+ */
+static void
+check_key_source(Node *arg, Oid type)
+{
+	Oid			source = exprType(strip_implicit_coercions(arg));
+	BfKeyType	kt;
+
+	if (source != type && OidIsValid(source))
+		bf_key_type_init(&kt, source, exprCollation(arg), InvalidOid);
+}
+
+/* The transition function of an aggregate, or InvalidOid. */
+static Oid
+agg_transfn(Oid aggfnoid)
+{
+	HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
+	Oid			transfn;
+
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	transfn = ((Form_pg_aggregate) GETSTRUCT(tup))->aggtransfn;
+	ReleaseSysCache(tup);
+	return transfn;
+}
+
+/*
+ * The source of argument argno of the transition function fcinfo calls: in
+ * a plain aggregation its Aggref; in a window aggregation (which has no
+ * Aggref to give) every window aggregate of the node with this transition
+ * function, which may be several.
  */
 static void
 check_agg_key_source(FunctionCallInfo fcinfo, int argno, Oid type)
 {
 	Aggref	   *aggref = AggGetAggref(fcinfo);
-	TargetEntry *te;
-	Oid			source;
-	BfKeyType	kt;
+	ListCell   *lc;
 
-	if (aggref == NULL || argno < 1 || list_length(aggref->args) < argno)
+	if (argno < 1)
 		return;
-	te = (TargetEntry *) list_nth(aggref->args, argno - 1);
-	source = exprType(strip_implicit_coercions((Node *) te->expr));
-	if (source != type && OidIsValid(source))
-		bf_key_type_init(&kt, source, exprCollation((Node *) te->expr), InvalidOid);
+	if (aggref != NULL)
+	{
+		if (list_length(aggref->args) >= argno)
+			check_key_source((Node *) ((TargetEntry *) list_nth(aggref->args, argno - 1))->expr,
+							 type);
+		return;
+	}
+	if (fcinfo->context == NULL || !IsA(fcinfo->context, WindowAggState))
+		return;
+	foreach(lc, ((WindowAggState *) fcinfo->context)->funcs)
+	{
+		WindowFunc *wfunc = ((WindowFuncExprState *) lfirst(lc))->wfunc;
+
+		if (wfunc->winagg && list_length(wfunc->args) >= argno &&
+			agg_transfn(wfunc->winfnoid) == fcinfo->flinfo->fn_oid)
+			check_key_source((Node *) list_nth(wfunc->args, argno - 1), type);
+	}
 }
 
 Oid
