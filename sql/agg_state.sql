@@ -136,6 +136,24 @@ SELECT what, st_try(t) FROM (VALUES
 ) v(what, t);
 -- the support functions work only inside an aggregate
 SELECT bloom_agg_state_finalfn(st_make(1, 3, ARRAY[1, 2, 3])::bloom_agg_state);
+-- ... with SQLSTATE 0A000 (callable from SQL: not an internal error)
+DO $$
+DECLARE
+	s bloom_agg_state := st_make(1, 3, ARRAY[1, 2, 3]);
+BEGIN
+	BEGIN
+		PERFORM bloom_agg_state_finalfn(s);
+	EXCEPTION WHEN OTHERS THEN RAISE NOTICE 'finalfn: %', SQLSTATE;
+	END;
+	BEGIN
+		PERFORM bloom_agg_state_combinefn(s, s);
+	EXCEPTION WHEN OTHERS THEN RAISE NOTICE 'combinefn: %', SQLSTATE;
+	END;
+	BEGIN
+		PERFORM bloom_agg_state_transfn(s, 1);
+	EXCEPTION WHEN OTHERS THEN RAISE NOTICE 'transfn: %', SQLSTATE;
+	END;
+END $$;
 DROP FUNCTION st_try(text);
 DROP FUNCTION st_make(int, bigint, bigint[], bytea, int);
 DROP FUNCTION st_u64(bigint);
