@@ -266,6 +266,19 @@ bloom_agg_state_send(PG_FUNCTION_ARGS)
 /* Aggregate support                                                       */
 
 /*
+ * The support functions take and return bloom_agg_state, so a plain call
+ * from SQL reaches them: say so as a user error, not an internal one.
+ */
+static void
+not_in_aggregate(const char *fname)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s called in non-aggregate context", fname),
+			 errdetail("It is a support function of bloom_agg, called only by the aggregate.")));
+}
+
+/*
  * bloom_agg_state_transfn(state, key [, capacity_or_fpr]): as
  * bloom_agg_auto_transfn, the state a read/write expanded object.
  */
@@ -277,7 +290,7 @@ bloom_agg_state_transfn(PG_FUNCTION_ARGS)
 	AutoState  *st;
 
 	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		elog(ERROR, "bloom_agg_state_transfn called in non-aggregate context");
+		not_in_aggregate("bloom_agg_state_transfn");
 	if (!PG_ARGISNULL(0))
 		x = state_own(PG_GETARG_DATUM(0), aggcxt);
 	else if (!PG_ARGISNULL(1))
@@ -298,7 +311,7 @@ bloom_agg_state_combinefn(PG_FUNCTION_ARGS)
 	AutoExpanded *a;
 
 	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		elog(ERROR, "bloom_agg_state_combinefn called in non-aggregate context");
+		not_in_aggregate("bloom_agg_state_combinefn");
 	if (PG_ARGISNULL(1))
 	{
 		if (PG_ARGISNULL(0))
@@ -323,7 +336,7 @@ Datum
 bloom_agg_state_finalfn(PG_FUNCTION_ARGS)
 {
 	if (!AggCheckCallContext(fcinfo, NULL))
-		elog(ERROR, "bloom_agg_state_finalfn called in non-aggregate context");
+		not_in_aggregate("bloom_agg_state_finalfn");
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	return bf_auto_result(fcinfo, state_read(PG_GETARG_DATUM(0)));
