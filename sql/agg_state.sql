@@ -134,6 +134,19 @@ SELECT what, st_try(t) FROM (VALUES
 	('scalable filter', translate(encode(bloom_add(bloom_empty_scalable(10, 0.01), 1)::bytea, 'base64'), E'\n', '')),
 	('counting filter', translate(encode(bloom_empty(100, 0.01, 'counting')::bytea, 'base64'), E'\n', ''))
 ) v(what, t);
+-- reading a state does not depend on bloomfilter.agg_max_distinct (a dump
+-- restored, or partial states read by a coordinator, under a lower cap): a
+-- state over the session's cap is read, and a build from it stops with the
+-- cap's error
+CREATE AGGREGATE st_merge(bloom_agg_state) (
+	SFUNC = bloom_agg_state_combinefn, STYPE = bloom_agg_state,
+	FINALFUNC = bloom_agg_state_finalfn);
+SET bloomfilter.agg_max_distinct = 2;
+SELECT st_make(1, 3, ARRAY[1, 2, 3])::bloom_agg_state::text = st_make(1, 3, ARRAY[1, 2, 3]) AS read_over_cap;
+SELECT st_merge(st_make(1, 3, ARRAY[1, 2, 3])::bloom_agg_state);
+RESET bloomfilter.agg_max_distinct;
+SELECT bloom_info(st_merge(st_make(1, 3, ARRAY[1, 2, 3])::bloom_agg_state))->'capacity' AS capacity;
+DROP AGGREGATE st_merge(bloom_agg_state);
 -- the support functions work only inside an aggregate
 SELECT bloom_agg_state_finalfn(st_make(1, 3, ARRAY[1, 2, 3])::bloom_agg_state);
 -- ... with SQLSTATE 0A000 (callable from SQL: not an internal error)
