@@ -162,17 +162,16 @@ auto_key_type(FunctionCallInfo fcinfo, AutoSite *site)
 
 /*
  * The most distinct keys a self-sizing build at this rate accepts: the
- * documented cap, or fewer if no filter for that many fits in one value.
- * A rate for which not even one key fits raises bf_value_create's error.
+ * documented cap (auto_fit_cap: AUTO_MAX_DISTINCT; auto_cap: the session's
+ * bloomfilter.agg_max_distinct), or fewer if no filter for that many fits in
+ * one value.  A rate for which not even one key fits raises
+ * bf_value_create's error.
  */
 static uint64
-auto_cap(double fpr, AutoSite *site)
+auto_fit_cap(double fpr)
 {
 	uint64		cap;
 
-	if (site != NULL && site->cap_fpr == fpr &&
-		site->cap_limit == bf_agg_max_distinct)
-		return site->cap;
 	cap = bf_max_capacity(BF_LAYOUT_BLOCKED, fpr, BF_MAX_NBITS(BF_LAYOUT_BLOCKED));
 	if (cap == 0)
 	{
@@ -181,7 +180,18 @@ auto_cap(double fpr, AutoSite *site)
 		bf_value_check_sizing(1, fpr, BF_LAYOUT_BLOCKED, &size);	/* raises */
 		elog(ERROR, "no bloomfilter fits false-positive rate %g", fpr);
 	}
-	cap = Min(cap, (uint64) bf_agg_max_distinct);
+	return Min(cap, AUTO_MAX_DISTINCT);
+}
+
+static uint64
+auto_cap(double fpr, AutoSite *site)
+{
+	uint64		cap;
+
+	if (site != NULL && site->cap_fpr == fpr &&
+		site->cap_limit == bf_agg_max_distinct)
+		return site->cap;
+	cap = Min(auto_fit_cap(fpr), (uint64) bf_agg_max_distinct);
 	if (site != NULL)
 	{
 		site->cap_fpr = fpr;
@@ -781,9 +791,12 @@ bf_auto_deserialize(const uint8 *p, Size len, AutoState *st)
 			return "The state's false-positive rate is not between 0 and 1.";
 		st->cap = auto_cap(st->fpr, NULL);
 
-		/* the serialization never holds more than the cap */
-		/* a row adds at most BF_KEY_MAX_FORMS hashes (text keys: several) */
-		if (n > st->cap || n > (len - AUTO_SER_HEADER) / 8 ||
+		/*
+		 * The serialization never holds more than the cap; reading it does
+		 * not depend on the session's cap (a build from it stops there).  A
+		 * row adds at most BF_KEY_MAX_FORMS hashes (text keys: several).
+		 */
+		if (n > auto_fit_cap(st->fpr) || n > (len - AUTO_SER_HEADER) / 8 ||
 			len != AUTO_SER_HEADER + n * 8 || n == 0 ||
 			(n - 1) / BF_KEY_MAX_FORMS >= st->nrows)
 			return "The state's counts do not match its length.";
