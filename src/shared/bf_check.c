@@ -146,25 +146,6 @@ check_access(BfSharedSite *site, SiteMode mode)
 	site->checked_lxid = BF_LXID;
 }
 
-/*
- * Does "=" with a left input of type left compare a column of type colbase
- * as the column's canonical keys do?  Its own type, or one that shares its
- * bytes and its equality (varchar as text, int4 as oid).  char(n) equality
- * ignores trailing blanks: only a varchar column, whose keys are hashed
- * without them too, may be compared as char(n).
- */
-static bool
-column_compares_as(Oid colbase, Oid left)
-{
-	if (left == colbase)
-		return true;
-	if (!IsBinaryCoercible(colbase, left))
-		return false;
-	if (left == BPCHAROID)
-		return colbase == VARCHAROID;
-	return colbase != BPCHAROID;
-}
-
 /* A key of type argtype for a column of type colbase: how to hash it. */
 static void
 resolve_conversion(BfSharedSite *site, MemoryContext mcxt, Oid argtype)
@@ -198,7 +179,7 @@ resolve_conversion(BfSharedSite *site, MemoryContext mcxt, Oid argtype)
 	ReleaseSysCache(op);
 
 	/* else "=" converts the column: its answer could disagree with the keys */
-	if (!column_compares_as(colbase, left))
+	if (!bf_gate_compares_as(colbase, left))
 		path = COERCION_PATH_NONE;
 	else if (right == argbase && right != left)
 	{

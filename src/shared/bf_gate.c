@@ -61,8 +61,8 @@ PG_FUNCTION_INFO_V1(bloom_shared_skipped_scans);
 
 /*
  * Does "=" with an input of type left on the column's side compare a column
- * of type colbase as its canonical keys do?  The same rule as the shared
- * checks' (bf_check.c): its own type, or one that shares its bytes and its
+ * of type colbase as its canonical keys do?  Gates and shared checks
+ * (bf_check.c) share this rule: its own type, or one that shares its bytes and its
  * equality; char(n) ignores trailing blanks, so only a varchar column (whose
  * keys are hashed without them too) may be compared as char(n).
  */
