@@ -1312,7 +1312,7 @@ CREATE FUNCTION bloom_shared_filters_info(
 	OUT estimated_fpr float8, OUT memory_bytes bigint, OUT checks bigint,
 	OUT negatives bigint, OUT last_build timestamptz, OUT last_error text,
 	OUT next_try timestamptz, OUT keys_removed bigint, OUT removals_pending bigint,
-	OUT removals_dropped bigint)
+	OUT removals_dropped bigint, OUT layers int)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'bloom_shared_filters_info'
 	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -1345,6 +1345,7 @@ CREATE VIEW bloom_shared_filters AS
 								  ELSE 'not loaded' END) AS state,
 		   coalesce(i.capacity, d.capacity) AS capacity,
 		   i.bits,
+		   i.layers,
 		   i.keys_added,
 		   i.estimated_fpr,
 		   coalesce(i.memory_bytes, 0) AS memory_bytes,
@@ -1364,7 +1365,7 @@ CREATE VIEW bloom_shared_filters AS
 	  LEFT JOIN bloom_shared_filters_info() i
 		ON i.definition_id OPERATOR(pg_catalog.=) d.id;
 COMMENT ON VIEW bloom_shared_filters IS
-	'shared filters: state (building, ready, rebuilding, suspended, failed, not loaded, standby), size, keys added, estimated FPR, checks and "no" answers (negative_ratio: the share of lookups that never reached the table), the last build error and when the build is retried; for a counting filter, keys removed, removals waiting for their transactions and the xmin horizon, and removals dropped (their keys stay); scans skipped by planner guards';
+	'shared filters: state (building, ready, rebuilding, suspended, failed, not loaded, standby), size (layers: 1, one more per growth without a rebuild), keys added, estimated FPR, checks and "no" answers (negative_ratio: the share of lookups that never reached the table), the last build error and when the build is retried; for a counting filter, keys removed, removals waiting for their transactions and the xmin horizon, and removals dropped (their keys stay); scans skipped by planner guards';
 GRANT SELECT ON bloom_shared_filters TO PUBLIC;
 
 CREATE FUNCTION bloom_shared_trigger() RETURNS trigger

@@ -251,10 +251,16 @@ static void
 build_size(BuildState *b, Relation rel)
 {
 	int64		capacity = b->def.capacity;
+	double		rows = bf_tree_estimate_rows(RelationGetRelid(rel));
 	BfSize		size;
 
-	if (capacity <= 0)
-		capacity = (int64) Max(1000, 2 * bf_tree_estimate_rows(RelationGetRelid(rel)));
+	/*
+	 * Twice the rows without a defined capacity, or when the table outgrew
+	 * it (a rebuild of a grown filter makes one layer for the rows, not the
+	 * defined capacity it would outgrow at once).
+	 */
+	if (capacity <= 0 || rows > (double) capacity)
+		capacity = (int64) Max(Max(1000, 2 * rows), capacity);
 	capacity = Max(capacity, b->want_capacity);
 	if (!bf_size_for(b->def.layout, (uint64) capacity, b->def.fpr,
 					 Min(bf_shared_max_nbits(), BF_MAX_NBITS(b->def.layout)), &size))
@@ -547,7 +553,7 @@ build_scan(BuildState *b)
 static void
 build_swap(BuildState *b)
 {
-	uint64		threshold = bf_grow_threshold(&b->hdr);
+	uint64		threshold = bf_live_grow_threshold(&b->hdr, NULL, 0);
 	BfSlot	   *s;
 	uint64		added;
 
@@ -574,6 +580,7 @@ build_swap(BuildState *b)
 	s->has_next = false;
 	s->next_bytes = 0;
 	pg_atomic_write_u64(&s->added, added);
+	s->layer_base = 0;
 	s->grow_threshold = threshold;
 	pg_atomic_write_u32(&s->grow_requested, 0);
 	s->last_build = GetCurrentTimestamp();

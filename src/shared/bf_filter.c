@@ -30,6 +30,7 @@
 #include "utils/tuplestore.h"
 
 #include "bf_layout.h"
+#include "bf_scalable.h"
 #include "bf_sizing.h"
 #include "bf_value.h"
 #include "bf_slot.h"
@@ -270,6 +271,7 @@ check_unlocked(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind,
 	bool		live;
 	int			slot_kind;
 	uint64		off;
+	uint64		bytes;
 	BfHeader	hdr;
 	bool		hit;
 
@@ -285,6 +287,7 @@ check_unlocked(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind,
 	live = vs->has_live && !vs->suspended;
 	slot_kind = vs->key_kind;
 	off = vs->live_off;
+	bytes = vs->live_bytes;
 	/* the whole header: the test reads more than the layout and sizes */
 	hdr = s->live_hdr;
 	pg_read_barrier();
@@ -303,7 +306,14 @@ check_unlocked(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind,
 		*result = BF_CHECK_WRONG_KIND;
 		return true;
 	}
-	hit = bf_test_hash(&hdr, (const uint8 *) bf_pool + off, h);
+	/* a layered buffer's layer headers are read from the pool: bounded */
+	if (hdr.family == BF_FAMILY_SCALABLE)
+	{
+		if (!bf_layers_test_unlocked(&hdr, (const uint8 *) bf_pool + off, bytes, h, &hit))
+			return false;
+	}
+	else
+		hit = bf_test_hash(&hdr, (const uint8 *) bf_pool + off, h);
 	pg_read_barrier();
 	if (pg_atomic_read_u32(&s->check_seq) != seq)
 		return false;
@@ -368,7 +378,7 @@ bf_filter_add(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind)
 		{
 			uint64		n;
 
-			bf_bits_add_atomic((uint8 *) bf_pool + s->live_off, &s->live_hdr, h);
+			bf_buffer_add_atomic((uint8 *) bf_pool + s->live_off, &s->live_hdr, h);
 			n = pg_atomic_add_fetch_u64(&s->added, 1);
 			if (n > s->grow_threshold && !s->has_next &&
 				pg_atomic_read_u32(&s->grow_requested) == 0 &&
@@ -377,12 +387,12 @@ bf_filter_add(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind)
 		}
 		if (s->has_next)
 		{
-			bf_bits_add_atomic((uint8 *) bf_pool + s->next_off, &s->next_hdr, h);
+			bf_buffer_add_atomic((uint8 *) bf_pool + s->next_off, &s->next_hdr, h);
 			pg_atomic_fetch_add_u64(&s->next_added, 1);
 		}
 	}
 	bf_slot_release(s);
-	if (grow)
+	if (grow && !bf_grow_by_layer(ref))
 		request_grow(ref);
 	return result;
 }
@@ -405,7 +415,7 @@ bf_filter_snapshot(const BfFilterRef *ref)
 		return NULL;
 	}
 	hdr = s->live_hdr;
-	payload = bf_payload_bytes(hdr.nbits);
+	payload = bf_value_payload_bytes(&hdr);
 	total = VARHDRSZ + BF_HEADER_SIZE + payload;
 	if (total > MaxAllocSize)
 	{
@@ -425,6 +435,8 @@ bf_filter_snapshot(const BfFilterRef *ref)
 	SET_VARSIZE(result, total);
 	bf_header_encode(&hdr, (uint8_t *) VARDATA(result));
 	memcpy((char *) VARDATA(result) + BF_HEADER_SIZE, bf_pool + s->live_off, payload);
+	if (hdr.family == BF_FAMILY_SCALABLE)
+		bf_grow_snapshot_counts(&hdr, (uint8 *) VARDATA(result), hdr.added, s->layer_base);
 	bf_slot_release(s);
 	return result;
 }
@@ -494,7 +506,7 @@ slot_state(BfSlot *s)
 	return pending ? "building" : "not loaded";
 }
 
-#define INFO_COLUMNS 17
+#define INFO_COLUMNS 18
 
 /* May the current role see a filter's row: read access to its column, or ownership. */
 static bool
@@ -527,14 +539,30 @@ slot_info(BfSlot *s, bool standby, int64 pending, Datum *values, bool *nulls)
 	{
 		const BfHeader *h = &s->live_hdr;
 
-		values[3] = Int64GetDatum((int64) h->capacity);
+		uint64		capacity = h->capacity;
+		int			hashes = h->hashes;
+
+		/* layered: the layers' capacities, the hashes of the one taking keys */
+		if (h->family == BF_FAMILY_SCALABLE)
+		{
+			const uint8 *p = (const uint8 *) bf_pool + s->live_off;
+
+			capacity = 0;
+			for (uint32 i = 0; i < h->layers; i++)
+			{
+				capacity += bf_read_u64le(p + BF_LAYER_OFF_CAPACITY);
+				hashes = p[BF_LAYER_OFF_HASHES] | (p[BF_LAYER_OFF_HASHES + 1] << 8);
+				p = bf_scalable_next(p);
+			}
+		}
+		values[3] = Int64GetDatum((int64) capacity);
 		values[4] = Int64GetDatum((int64) h->nbits);
-		values[5] = Int32GetDatum(h->hashes);
+		values[5] = Int32GetDatum(hashes);
 		values[6] = Int64GetDatum((int64) pg_atomic_read_u64(&s->added));
 		values[7] = Float8GetDatum(bf_estimate_fpr(h, (const uint8 *) bf_pool + s->live_off));
 	}
 	else
-		nulls[3] = nulls[4] = nulls[5] = nulls[6] = nulls[7] = true;
+		nulls[3] = nulls[4] = nulls[5] = nulls[6] = nulls[7] = nulls[17] = true;
 	values[8] = Int64GetDatum((int64) (s->live_bytes + s->next_bytes));
 	values[9] = Int64GetDatum((int64) pg_atomic_read_u64(&s->checks));
 	values[10] = Int64GetDatum((int64) pg_atomic_read_u64(&s->negatives));
@@ -547,13 +575,15 @@ slot_info(BfSlot *s, bool standby, int64 pending, Datum *values, bool *nulls)
 	values[14] = Int64GetDatum((int64) pg_atomic_read_u64(&s->removed));
 	values[15] = Int64GetDatum(pending);
 	values[16] = Int64GetDatum((int64) pg_atomic_read_u64(&s->removals_dropped));
+	if (s->has_live)
+		values[17] = Int32GetDatum((int32) s->live_hdr.layers);
 }
 
 /*
  * One row per slot of this database: name, definition_id, state, capacity,
  * bits, hashes, keys_added, estimated_fpr, memory_bytes, checks, negatives,
  * last_build, last_error, next_try, keys_removed, removals_pending,
- * removals_dropped.
+ * removals_dropped, layers.
  */
 Datum
 bloom_shared_filters_info(PG_FUNCTION_ARGS)

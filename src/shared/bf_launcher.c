@@ -263,8 +263,10 @@ serve_builds(TimestampTz now)
 
 		reap_build_worker(i);
 		LWLockAcquire(bf_slot_lock(i), LW_EXCLUSIVE);
+		/* a next without a builder: a growth by a layer, soon swapped */
 		if (s->in_use && s->request_seq != s->done_seq && s->builder_pid == 0 &&
-			!s->launching && !s->suspended && build_handles[i] == NULL)
+			!s->launching && !s->suspended && !s->has_next &&
+			build_handles[i] == NULL)
 		{
 			if (s->next_try <= now)
 			{

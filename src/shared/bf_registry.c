@@ -274,6 +274,7 @@ slot_forget_locked(BfSlot *s)
 	pg_atomic_write_u64(&s->added, 0);
 	pg_atomic_write_u64(&s->next_added, 0);
 	pg_atomic_write_u32(&s->grow_requested, 0);
+	s->layer_base = 0;
 	pg_atomic_write_u64(&s->removed, 0);
 	pg_atomic_write_u64(&s->removals_dropped, 0);
 }

@@ -67,6 +67,7 @@ typedef struct BfSlot
 	BfHeader	next_hdr;
 	int			key_kind;
 	uint64		grow_threshold; /* live adds past which a grow is requested */
+	uint64		layer_base;		/* live adds before its last layer (bf_grow.c) */
 	TimestampTz last_build;
 
 	/* builds: slot lock */
@@ -149,6 +150,16 @@ extern uint64 bf_pool_used(void);
 extern void bf_bits_add_atomic(uint8 *bits, const BfHeader *h, BfHash hash);
 extern uint64 bf_grow_threshold(const BfHeader *h);
 extern void bf_counters_add_atomic(uint8 *bits, const BfHeader *h, uint64 hash);
+
+/* growth by a layer (bf_grow.c) */
+extern bool bf_grows_by_layer(const BfHeader *h);
+extern uint64 bf_live_grow_threshold(const BfHeader *h, const uint8 *buf, uint64 base);
+extern void bf_buffer_add_atomic(uint8 *buf, const BfHeader *h, BfHash hash);
+extern bool bf_layers_test_unlocked(const BfHeader *h, const uint8 *buf, uint64 bytes,
+									BfHash hash, bool *hit);
+extern bool bf_grow_by_layer(const BfFilterRef *ref);
+extern void bf_grow_snapshot_counts(const BfHeader *h, uint8 *value, uint64 added,
+									uint64 layer_base);
 
 /* the removal queue (bf_removals.c) */
 extern int	bf_removal_queue_size;
