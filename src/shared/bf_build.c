@@ -77,6 +77,7 @@ typedef struct BuildState
 	uint32		seq;			/* the request this build serves */
 	TransactionId wait_xid;
 	int64		want_capacity;
+	bool		replaces_layers;	/* the live filter grew by layers */
 	BfDefinition def;
 	Oid			atttypid;
 	int32		atttypmod;
@@ -198,6 +199,7 @@ build_claim(BuildState *b, int slot)
 		b->seq = s->request_seq;
 		b->wait_xid = s->wait_xid;
 		b->want_capacity = s->request_capacity;
+		b->replaces_layers = s->has_live && s->live_hdr.family == BF_FAMILY_SCALABLE;
 		b->def.id = s->defid;
 		b->off = PG_UINT64_MAX;
 		b->outcome = BUILD_RUNNING;
@@ -255,11 +257,11 @@ build_size(BuildState *b, Relation rel)
 	BfSize		size;
 
 	/*
-	 * Twice the rows without a defined capacity, or when the table outgrew
-	 * it (a rebuild of a grown filter makes one layer for the rows, not the
-	 * defined capacity it would outgrow at once).
+	 * Twice the rows without a defined capacity, or when a filter that grew
+	 * by layers is rebuilt for a table that outgrew its defined capacity: one
+	 * layer for the rows, not a filter that would fill up at once.
 	 */
-	if (capacity <= 0 || rows > (double) capacity)
+	if (capacity <= 0 || (b->replaces_layers && rows > (double) capacity))
 		capacity = (int64) Max(Max(1000, 2 * rows), capacity);
 	capacity = Max(capacity, b->want_capacity);
 	if (!bf_size_for(b->def.layout, (uint64) capacity, b->def.fpr,

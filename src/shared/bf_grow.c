@@ -76,7 +76,11 @@ bf_live_grow_threshold(const BfHeader *h, const uint8 *buf, uint64 base)
 	uint64		limit;
 
 	if (h->family == BF_FAMILY_SCALABLE)
+	{
+		/* full at its capacity, as a scalable value's layer */
 		limit = bf_read_u64le(bf_scalable_last(h, (uint8 *) buf) + BF_LAYER_OFF_CAPACITY);
+		limit = limit > 0 ? limit - 1 : 0;
+	}
 	else if (bf_grows_by_layer(h))
 	{
 		uint64		over = bf_value_keys_over_rate(h, BF_SCALABLE_HEADROOM * (1.0 - GUARD_RATIO));
