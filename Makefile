@@ -79,6 +79,10 @@ bench-shared:
 .PHONY: bench-churn
 bench-churn:
 	bash test/bench/shared_churn.sh
+# Guards grown 100x by layers against guards sized in advance.
+.PHONY: bench-growth
+bench-growth:
+	bash test/bench/guard_growth.sh
 # The planner-guard benchmark (pgbench, guards on vs off, 1 and 4 clients).
 .PHONY: bench-planner
 bench-planner:

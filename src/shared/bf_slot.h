@@ -1,9 +1,9 @@
 /*
  * bf_slot.h
  *		The registry's slots: one per loaded shared filter.  Private to the
- *		registry (bf_registry.c), the filter operations (bf_filter.c), the
- *		launcher (bf_launcher.c) and builds (bf_build.c); the guard, DDL and
- *		trigger code see only bf_shared.h.
+ *		registry (bf_registry.c), the filter operations (bf_filter.c,
+ *		bf_grow.c), the launcher (bf_launcher.c) and builds (bf_build.c); the
+ *		guard, DDL and trigger code see only bf_shared.h.
  *
  * The concurrency protocol is described in src/README.md ("Shared tier:
  * concurrency"); in short:
