@@ -264,7 +264,8 @@ build_size(BuildState *b, Relation rel)
 	if (capacity <= 0 || (b->replaces_layers && rows > (double) capacity))
 		capacity = (int64) Max(Max(1000, 2 * rows), capacity);
 	capacity = Max(capacity, b->want_capacity);
-	if (!bf_size_for(b->def.layout, (uint64) capacity, b->def.fpr,
+	if (!bf_size_for(b->def.layout, (uint64) capacity,
+					 bf_first_layer_fpr(b->def.layout, b->def.fpr),
 					 Min(bf_shared_max_nbits(), BF_MAX_NBITS(b->def.layout)), &size))
 	{
 		char		rate[32];

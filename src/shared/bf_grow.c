@@ -8,11 +8,10 @@
  * header) or a layered one: the payload of a scalable filter (layers, each
  * a 64-byte header and its bits), the slot holding the outer header.  Keys
  * go to the last layer; checks test every layer.  The first layer is the
- * filter the build made, sized at the guard's rate; its header records the
- * first layer's share of a scalable filter's rate, P * (1 - r), and the
- * filter grows when that layer's predicted rate reaches its share (times
- * the headroom scalable filters keep), so the layers' rates add up to less
- * than P.
+ * filter the build made: a build sizes a guard that may grow by layers as the
+ * first layer of a scalable filter of the guard's rate P (capacity c at
+ * BF_SCALABLE_HEADROOM * P * (1 - r)), and every layer takes its capacity in
+ * keys, so the layers' rates add up to less than P.
  *
  * A growth (src/README.md, "Growth") allocates a buffer of the live layers
  * plus a new empty one and publishes it as "next" (slot lock exclusive):
@@ -64,11 +63,25 @@ layer_header(const BfHeader *outer, const uint8 *layer, BfHeader *out)
 }
 
 /*
+ * The rate a build sizes a filter of this layout for: a filter that grows
+ * by layers is the first layer of a scalable filter of the guard's rate
+ * (its share, with the headroom scalable filters keep), so that the layers
+ * it may get stay below the guard's rate together.
+ */
+double
+bf_first_layer_fpr(int layout, double fpr)
+{
+	if (layout == BF_LAYOUT_BLOCKED || layout == BF_LAYOUT_CLASSIC)
+		return BF_SCALABLE_HEADROOM * bf_scalable_layer_fpr(fpr, GUARD_RATIO, 0);
+	return fpr;
+}
+
+/*
  * The adds past which a live buffer grows: base (the adds before its last
- * layer) plus what the last layer takes.  A single filter that grows by a
- * layer takes keys until its predicted rate reaches its share; a layer made
- * by a growth, its capacity; a counting filter, until its predicted rate
- * reaches 1.5 times the target (then it is rebuilt larger).
+ * layer) plus what the last layer takes, its capacity (the add past it
+ * grows the filter, so a layer may hold a few keys more while the growth
+ * runs); for a counting filter, the adds until its predicted rate reaches
+ * 1.5 times the target (then it is rebuilt larger).
  */
 uint64
 bf_live_grow_threshold(const BfHeader *h, const uint8 *buf, uint64 base)
@@ -76,19 +89,11 @@ bf_live_grow_threshold(const BfHeader *h, const uint8 *buf, uint64 base)
 	uint64		limit;
 
 	if (h->family == BF_FAMILY_SCALABLE)
-	{
-		/* full at its capacity, as a scalable value's layer */
 		limit = bf_read_u64le(bf_scalable_last(h, (uint8 *) buf) + BF_LAYER_OFF_CAPACITY);
-		limit = limit > 0 ? limit - 1 : 0;
-	}
 	else if (bf_grows_by_layer(h))
-	{
-		uint64		over = bf_value_keys_over_rate(h, BF_SCALABLE_HEADROOM * (1.0 - GUARD_RATIO));
-
-		limit = over == PG_UINT64_MAX ? over : over - 1;
-	}
+		limit = h->capacity;
 	else
-		limit = bf_grow_threshold(h);
+		return bf_grow_threshold(h);
 	return limit > PG_UINT64_MAX - base ? PG_UINT64_MAX : base + limit;
 }
 

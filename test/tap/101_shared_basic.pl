@@ -89,8 +89,10 @@ is(missing($node, 'postgres', 'public.users.id', "SELECT i FROM generate_series(
 	'integer guard: int4 keys find the bigint keys (canonical int64)');
 $share = maybe_share($node, 'postgres', 'public.users.id',
 	"SELECT i::bigint FROM generate_series($N + 1, 2 * $N) i");
-ok($share >= 0.006 && $share <= 0.014,
-	"integer guard at its capacity: measured FPR $share within [0.6%, 1.4%] of absent keys");
+# sized as the first layer of a scalable filter: 40% of the target at its
+# capacity (src/README.md, "Growth")
+ok($share >= 0.002 && $share <= 0.005,
+	"integer guard at its capacity: measured FPR $share within [0.2%, 0.5%] of absent keys");
 my ($cap, $bits, $mem, $added) = split /\|/, $node->safe_psql('postgres',
 	"SELECT capacity, bits, memory_bytes, keys_added FROM bloom_shared_filters WHERE name = 'public.users.id'");
 is($cap, $N, 'view: capacity is the one given');
