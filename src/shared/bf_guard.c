@@ -220,6 +220,7 @@ check_sizing(Oid relid, int layout, double fpr, int64 capacity, bool capacity_gi
 {
 	BfSize		size;
 	uint64		max_nbits = Min(bf_shared_max_nbits(), BF_MAX_NBITS(layout));
+	double		build_fpr = bf_first_layer_fpr(layout, fpr);
 	int64		need;
 
 	char		rate[32];
@@ -234,13 +235,14 @@ check_sizing(Oid relid, int layout, double fpr, int64 capacity, bool capacity_gi
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("capacity must be positive, not " INT64_FORMAT, capacity)));
-	if (!bf_size_for(layout, 1, fpr, BF_MAX_NBITS(layout), &size))
+	/* as the build sizes it */
+	if (!bf_size_for(layout, 1, build_fpr, BF_MAX_NBITS(layout), &size))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("false-positive rate %s is too small for a bloom filter", rate),
 				 errhint("Use a rate of at least 1e-15.")));
 	need = capacity_given ? capacity : (int64) Max(1000, 2 * bf_tree_estimate_rows(relid));
-	if (!bf_size_for(layout, (uint64) need, fpr, max_nbits, &size) ||
+	if (!bf_size_for(layout, (uint64) need, build_fpr, max_nbits, &size) ||
 		bf_payload_bytes(size.nbits) > bf_pool_free_bytes())
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),

@@ -75,6 +75,10 @@ extern void bf_shared_init(void);	/* from _PG_init during preload */
 extern void bf_shared_check_enabled(void);
 extern bool bf_shared_available(void);
 extern uint64 bf_shared_max_nbits(void);
+
+/* The rate a build sizes a guard of this layout and rate for (bf_grow.c). */
+extern double bf_first_layer_fpr(int layout, double fpr);
+
 extern bool bf_filter_lookup(const BfDefinition *def, bool create, BfFilterRef *ref);
 extern bool bf_filter_slot_free(void);
 extern uint64 bf_pool_free_bytes(void);

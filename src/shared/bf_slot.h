@@ -153,7 +153,6 @@ extern void bf_counters_add_atomic(uint8 *bits, const BfHeader *h, uint64 hash);
 
 /* growth by a layer (bf_grow.c) */
 extern bool bf_grows_by_layer(const BfHeader *h);
-extern double bf_first_layer_fpr(int layout, double fpr);
 extern uint64 bf_live_grow_threshold(const BfHeader *h, const uint8 *buf, uint64 base);
 extern void bf_buffer_add_atomic(uint8 *buf, const BfHeader *h, BfHash hash);
 extern bool bf_layers_test_unlocked(const BfHeader *h, const uint8 *buf, uint64 bytes,
