@@ -538,7 +538,6 @@ slot_info(BfSlot *s, bool standby, int64 pending, Datum *values, bool *nulls)
 	if (s->has_live)
 	{
 		const BfHeader *h = &s->live_hdr;
-
 		uint64		capacity = h->capacity;
 		int			hashes = h->hashes;
 
