@@ -380,9 +380,9 @@ bf_filter_add(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind)
 
 			bf_buffer_add_atomic((uint8 *) bf_pool + s->live_off, &s->live_hdr, h);
 			n = pg_atomic_add_fetch_u64(&s->added, 1);
+			/* past it, every add helps or waits for the growth */
 			if (n > s->grow_threshold && !s->has_next &&
-				pg_atomic_read_u32(&s->grow_requested) == 0 &&
-				pg_atomic_exchange_u32(&s->grow_requested, 1) == 0)
+				pg_atomic_read_u32(&s->grow_requested) == 0)
 				grow = true;
 		}
 		if (s->has_next)

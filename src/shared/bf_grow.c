@@ -14,14 +14,13 @@
  * keys, so the layers' rates add up to less than P.
  *
  * A growth (src/README.md, "Growth") allocates a buffer of the live layers
- * plus a new empty one and publishes it as "next" (slot lock exclusive):
- * from then on every add also sets its key in next's new layer.  Then, with
- * the slot lock shared (the buffers cannot be given back meanwhile), the
- * live layers' bits are copied into next: keys added before publication are
- * in them.  Then next is swapped in (registry and slot locks exclusive).  No
- * key is lost and the table is not read.  Nothing between publication and
- * the swap can fail or be interrupted, so a published next never outlives
- * its growth; the launcher starts no build while a next exists.
+ * plus a new empty one, copies the live layers into it and publishes it as
+ * "next", all with the slot lock exclusive: from then on every add also
+ * sets its key in next's new layer.  Then next is swapped in (registry and
+ * slot locks exclusive).  No key is lost and the table is not read.
+ * Nothing between publication and the swap can fail or be interrupted, so a
+ * published next never outlives its growth; the launcher starts no build
+ * while a next exists.
  *
  * Counting guards keep growing by a rebuild at twice the capacity (their
  * counters cannot be layered: removals would need to know the layer), and
@@ -178,10 +177,13 @@ layered_bytes(const BfHeader *live)
 }
 
 /*
- * Step 1 (registry and slot locks held exclusively): allocate next, write
- * the headers of its layers, clear its new layer and publish it.  Returns
- * false with a reason if the filter cannot grow by a layer.  Releases the
- * registry lock (once next's extent is recorded, before clearing it).
+ * Step 1 (registry and slot locks held exclusively): allocate next, copy the
+ * live layers into it, clear its new layer and publish it.  Adds wait for
+ * the slot lock meanwhile, so the copy holds every key added so far and
+ * nothing else: keys added to the live buffer once next is published also
+ * go to next's new layer, never into the copied layers.  Returns false with
+ * a reason if the filter cannot grow by a layer.  Releases the registry lock
+ * (once next's extent is recorded, before the copy).
  */
 static bool
 grow_publish(BfSlot *s, uint64 *off, uint64 *bytes, char *why, size_t whylen)
@@ -218,16 +220,7 @@ grow_publish(BfSlot *s, uint64 *off, uint64 *bytes, char *why, size_t whylen)
 	next = (uint8 *) bf_pool + *off;
 
 	if (s->live_hdr.family == BF_FAMILY_SCALABLE)
-	{
-		/* the headers only: bits are copied once next is published */
-		uint8	   *p = live;
-
-		for (uint32 i = 0; i < s->live_hdr.layers; i++)
-		{
-			memcpy(next + (p - live), p, BF_HEADER_SIZE);
-			p = (uint8 *) bf_scalable_next(p);
-		}
-	}
+		memcpy(next, live, old_bytes);
 	else
 	{
 		BfHeader	first = s->live_hdr;
@@ -236,6 +229,7 @@ grow_publish(BfSlot *s, uint64 *off, uint64 *bytes, char *why, size_t whylen)
 		first.target_fpr = bf_scalable_layer_fpr(outer.target_fpr, outer.ratio, 0);
 		first.added = 0;
 		bf_header_encode(&first, next);
+		memcpy(next + BF_HEADER_SIZE, live, bf_payload_bytes(s->live_hdr.nbits));
 	}
 	layer.key_kind = (uint8) s->key_kind;
 	bf_header_encode(&layer, next + old_bytes);
@@ -249,34 +243,7 @@ grow_publish(BfSlot *s, uint64 *off, uint64 *bytes, char *why, size_t whylen)
 }
 
 /*
- * Step 2 (slot lock held, shared): copy the live layers' bits into next.
- * Adds meanwhile set bits in both buffers; those of keys added after the
- * publication need not be copied (they are in next's new layer).
- */
-static void
-grow_copy(BfSlot *s)
-{
-	const uint8 *live = (const uint8 *) bf_pool + s->live_off;
-	uint8	   *next = (uint8 *) bf_pool + s->next_off;
-
-	if (s->live_hdr.family == BF_FAMILY_SCALABLE)
-	{
-		const uint8 *p = live;
-
-		for (uint32 i = 0; i < s->live_hdr.layers; i++)
-		{
-			uint64		nbytes = bf_read_u64le(p + BF_LAYER_OFF_NBITS) / 8;
-
-			memcpy(next + (p - live) + BF_HEADER_SIZE, p + BF_HEADER_SIZE, nbytes);
-			p = bf_scalable_next(p);
-		}
-	}
-	else
-		memcpy(next + BF_HEADER_SIZE, live, bf_payload_bytes(s->live_hdr.nbits));
-}
-
-/*
- * Step 3 (registry and slot locks held exclusively): record the keys of the
+ * Step 2 (registry and slot locks held exclusively): record the keys of the
  * layer that stops taking keys, and make next live.
  */
 static void
@@ -301,15 +268,30 @@ grow_swap(BfSlot *s)
 	s->next_bytes = 0;
 	s->layer_base = before;
 	s->grow_threshold = bf_live_grow_threshold(&s->live_hdr, next, before);
-	pg_atomic_write_u32(&s->grow_requested, 0);
 }
 
 /*
- * Grow a live filter that passed its grow threshold by a layer.  Returns
- * false if it cannot (counting, 64 layers, no room in the pool): the caller
- * then asks for a larger rebuild.  True if it grew, or if there is nothing
- * to do (the filter was forgotten, a build is due or running: the build's
- * swap clears grow_requested).
+ * Is a growth by a layer due (slot lock held)?  The live filter passed its
+ * threshold, no growth or build is under way or due (a build's swap sets a
+ * new threshold), and none failed since the last build (grow_requested: a
+ * larger rebuild was asked for instead).
+ */
+static bool
+growth_due(BfSlot *s)
+{
+	return s->has_live && !s->suspended && !s->has_next && s->next_bytes == 0 &&
+		pg_atomic_read_u64(&s->added) > s->grow_threshold &&
+		pg_atomic_read_u32(&s->grow_requested) == 0 &&
+		s->request_seq == s->done_seq && s->builder_pid == 0 && !s->launching;
+}
+
+/*
+ * Grow a live filter that passed its grow threshold by a layer: called by
+ * every add past it, which waits here for a growth under way to publish its
+ * next (so that keys do not pile up in a full layer meanwhile).  Returns
+ * false if the filter cannot grow by a layer (counting, 64 layers, no room
+ * in the pool): the caller then asks for a larger rebuild, once
+ * (grow_requested is set).  True if it grew, or if there is nothing to do.
  */
 bool
 bf_grow_by_layer(const BfFilterRef *ref)
@@ -322,28 +304,35 @@ bf_grow_by_layer(const BfFilterRef *ref)
 	uint32		layers = 0;
 	bool		ok;
 
+	/* waits for a growth holding the slot lock (the copy) */
+	s = bf_slot_acquire(ref, LW_SHARED);
+	if (s == NULL)
+		return true;
+	ok = growth_due(s);
+	bf_slot_release(s);
+	if (!ok)
+		return true;
+
 	LWLockAcquire(bf_registry_lock(), LW_EXCLUSIVE);
 	s = bf_slot_acquire(ref, LW_EXCLUSIVE);
-	if (s == NULL)
+	if (s == NULL || !growth_due(s))
 	{
-		LWLockRelease(bf_registry_lock());
-		return true;
-	}
-	if (!s->has_live || s->suspended || s->has_next || s->next_bytes > 0 ||
-		s->request_seq != s->done_seq || s->builder_pid != 0 || s->launching)
-	{
-		bf_slot_release(s);
+		if (s != NULL)
+			bf_slot_release(s);
 		LWLockRelease(bf_registry_lock());
 		return true;
 	}
 	strlcpy(name, s->name, sizeof(name));
 	if (!bf_grows_by_layer(&s->live_hdr))
 	{
+		pg_atomic_write_u32(&s->grow_requested, 1);
 		bf_slot_release(s);
 		LWLockRelease(bf_registry_lock());
 		return false;
 	}
 	ok = grow_publish(s, &off, &bytes, why, sizeof(why));
+	if (!ok)
+		pg_atomic_write_u32(&s->grow_requested, 1);
 	bf_slot_release(s);
 	if (!ok)
 	{
@@ -353,20 +342,11 @@ bf_grow_by_layer(const BfFilterRef *ref)
 		return false;
 	}
 
-	/* nothing from here to the swap may fail or be interrupted */
+	/* nothing from the publication to the swap may fail or be interrupted */
 	HOLD_INTERRUPTS();
-	s = bf_slot_acquire(ref, LW_SHARED);
-	if (s == NULL)
-	{
-		/* forgotten meanwhile, next with it */
-		RESUME_INTERRUPTS();
-		return true;
-	}
-	grow_copy(s);
-	bf_slot_release(s);
-
 	LWLockAcquire(bf_registry_lock(), LW_EXCLUSIVE);
 	s = bf_slot_acquire(ref, LW_EXCLUSIVE);
+	/* (a reset meanwhile forgot next with the rest) */
 	ok = s != NULL && s->has_next && s->next_off == off;
 	if (ok)
 	{

@@ -86,7 +86,8 @@ typedef struct BfSlot
 	pg_atomic_uint64 next_added;	/* keys added to next */
 	pg_atomic_uint64 checks;	/* flushed now and then by each backend */
 	pg_atomic_uint64 negatives;
-	pg_atomic_uint32 grow_requested;	/* live passed grow_threshold */
+	pg_atomic_uint32 grow_requested;	/* past grow_threshold, a larger rebuild was
+										 * asked for (no growth by a layer) */
 
 	/* counting filters (bf_removals.c) */
 	uint32		live_epoch;		/* bumped by each swap: slot lock */

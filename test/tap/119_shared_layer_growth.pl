@@ -126,6 +126,13 @@ my ($vlayers, $vpred, $vmiss) = split /\|/, $node->safe_psql('postgres', qq{
 is($vlayers, 't', 'bloom_shared_get returns a scalable value with the same layers');
 is($vpred, 't', 'its predicted FPR is within the target');
 is($vmiss, '0', 'the value holds every key');
+# a layer takes its capacity, plus at most a key per concurrent writer
+# (each waits for a growth under way)
+is($node->safe_psql('postgres', qq{
+	SELECT string_agg(l->>'added' || '/' || (l->>'capacity'), ' ')
+	  FILTER (WHERE (l->>'added')::bigint > (l->>'capacity')::bigint + 3)
+	  FROM jsonb_array_elements(bloom_info(bloom_shared_get('$G'))->'layers') l}),
+	'', 'no layer holds more than its capacity plus 3 keys (3 writers)');
 is($node->safe_psql('postgres', qq{
 	SELECT count(*) FROM g
 	 WHERE NOT bloom_shared_gate((SELECT id FROM bloom_shared_definitions WHERE name = '$G'), k)}),
