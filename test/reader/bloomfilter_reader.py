@@ -740,7 +740,7 @@ def _canonical_base64(data):
 
 class _KeyChecks:
     """Checks of keys, for a filter class with key_kind and
-    contains_canonical (the plain and the scalable filter)."""
+    contains_canonical (the plain, scalable and cuckoo filters)."""
 
     __slots__ = ()
 
@@ -1238,7 +1238,7 @@ CUCKOO_SLOTS = 4
 GOLDEN64 = 0x9E3779B97F4A7C15
 
 
-class CuckooFilter:
+class CuckooFilter(_KeyChecks):
     """A decoded, validated cuckoo filter (read-only: checks and counts)."""
 
     __slots__ = ('key_kind', 'fp_bits', 'nbuckets', 'capacity', 'target_fpr', 'count', 'slots')
@@ -1301,14 +1301,6 @@ class CuckooFilter:
     def contains_canonical(self, canon):
         return self.count_canonical(canon) > 0
 
-    def contains(self, key, sqltype=None):
-        if key is None:
-            return None
-        kind, canons = probe_bytes(key, sqltype)
-        if self.key_kind != KEY_NONE and kind != self.key_kind:
-            raise KeyKindError('key of key kind %s does not match this filter\'s key kind %s'
-                               % (KEY_KIND_NAMES[kind], KEY_KIND_NAMES[self.key_kind]))
-        return self.key_kind != KEY_NONE and any(self.contains_canonical(c) for c in canons)
 
 
 # cuckoo_empty(100, 0.01) || 'alice' || 'bob' || 'bob': f = 10, 27 buckets;
