@@ -455,10 +455,10 @@ COMMENT ON FUNCTION bloom_intersect_transfn(bloomfilter, bloomfilter) IS
 
 --
 -- bloom_agg(key) and bloom_agg(key, capacity_or_fpr): an internal state
--- (src/bf_agg_auto.c), serialized for parallel query.  These anyelement
--- forms and the two above serve the keys of types without overloads of their
--- own (below: every supported key type has them), so they do not push down
--- to Citus workers, and Citus's workers could not resolve their key.  A second
+-- (src/bf_agg_auto.c), serialized for parallel query.  The anyelement forms
+-- (these two and the two sized ones below) serve key types without
+-- overloads of their own (every supported key type has them, further
+-- below); they do not push down to Citus workers.  A second
 -- argument in (0, 1) is a false-positive rate; a whole number >= 1 a
 -- capacity at fpr 0.01 (one float8 argument: an integer literal would
 -- otherwise resolve to the float8 variant, not to bigint).  Without a
