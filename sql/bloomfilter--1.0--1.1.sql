@@ -601,16 +601,16 @@ COMMENT ON FUNCTION bloom_empty_scalable(bigint, float8, int, float8, text) IS
 	'an empty scalable filter: a layer of initial_capacity keys, and a new layer of growth times the capacity and ratio times the rate whenever the last is full, so that its false-positive rate stays below fpr; layout blocked (default) or classic';
 
 --
--- bloom_agg for keys of the types people shard by, and of the types that
--- reach those through an implicit cast (so that such a key still finds an
--- overload of its own type, hashed as before): one overload of each form per
--- type, on the same C functions.  A distributed planner (Citus) calls a
--- transition function without the call's expression and requires an
--- aggregate's declared argument types to be the actual ones; these take the
--- key type from their declaration.  The self-sizing forms keep their state
--- in the type bloom_agg_state (src/bf_agg_state.c): a real type with text and
+-- bloom_agg for keys of each supported type: one overload of each form per
+-- type, on the same C functions, the key's own type chosen (a domain takes
+-- its base type's).  A distributed planner (Citus) calls a transition
+-- function without the call's expression and requires an aggregate's
+-- declared argument types to be the actual ones; these take the key type
+-- from their declaration.  The self-sizing forms keep their state in the
+-- type bloom_agg_state (src/bf_agg_state.c): a real type with text and
 -- binary I/O, whose partial states a distributed planner can ship and
--- combine.  Other key types use the anyelement forms above.
+-- combine.  Types without an overload (unsupported ones, bloom_literal) use
+-- the anyelement forms above.
 --
 CREATE TYPE bloom_agg_state;
 
@@ -667,603 +667,89 @@ CREATE FUNCTION bloom_agg_state_finalfn(bloom_agg_state)
 COMMENT ON FUNCTION bloom_agg_state_finalfn(bloom_agg_state) IS
 	'final function of the self-sizing bloom_agg with a bloom_agg_state: the filter, sized for the distinct keys when no capacity was given';
 
+-- The overloads: the same eight definitions (four transition functions, four
+-- aggregates) for every key type of the list, %1$s standing for the type.
+-- The list is fixed here, and a regtype prints as a valid, quoted type name,
+-- so the statements are these definitions and nothing else.  Objects an
+-- extension script creates this way are members of the extension.  "char"
+-- has overloads so that it is refused as such (bf_key_check_value), not cast.
+DO $overloads$
+DECLARE
+	key_type regtype;
+BEGIN
+	FOREACH key_type IN ARRAY ARRAY[
+		'smallint', 'integer', 'bigint', 'oid',
+		'text', 'character varying', 'character', 'name', '"char"',
+		'bytea', 'uuid', 'boolean', 'real', 'double precision', 'numeric',
+		'date', 'timestamp without time zone', 'timestamp with time zone']::regtype[]
+	LOOP
+		EXECUTE format($ddl$
+CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, %1$s)
+	RETURNS bloom_agg_state
+	AS 'MODULE_PATHNAME', 'bloom_agg_state_transfn'
+	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, %1$s) IS
+	'transition function of bloom_agg(key)';
 
--- keys of type smallint
-CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, smallint)
+CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, %1$s, float8)
 	RETURNS bloom_agg_state
 	AS 'MODULE_PATHNAME', 'bloom_agg_state_transfn'
 	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, smallint) IS
-	'transition function of bloom_agg(smallint)';
-CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, smallint, float8)
-	RETURNS bloom_agg_state
-	AS 'MODULE_PATHNAME', 'bloom_agg_state_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, smallint, float8) IS
-	'transition function of bloom_agg(smallint, float8)';
-CREATE FUNCTION bloom_agg_transfn(bloomfilter, smallint, bigint, float8)
-	RETURNS bloomfilter
-	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, smallint, bigint, float8) IS
-	'transition function of bloom_agg(smallint, bigint, float8)';
-CREATE FUNCTION bloom_agg_transfn(bloomfilter, smallint, bigint, float8, text)
-	RETURNS bloomfilter
-	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, smallint, bigint, float8, text) IS
-	'transition function of bloom_agg(smallint, bigint, float8, text)';
-CREATE AGGREGATE bloom_agg(smallint) (
-	SFUNC = bloom_agg_state_transfn,
-	STYPE = bloom_agg_state,
-	FINALFUNC = bloom_agg_state_finalfn,
-	COMBINEFUNC = bloom_agg_state_combinefn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(smallint) IS
-	'a filter of the non-NULL keys, sized for exactly their distinct count at fpr 0.01 (blocked layout)';
-CREATE AGGREGATE bloom_agg(smallint, capacity_or_fpr float8) (
-	SFUNC = bloom_agg_state_transfn,
-	STYPE = bloom_agg_state,
-	FINALFUNC = bloom_agg_state_finalfn,
-	COMBINEFUNC = bloom_agg_state_combinefn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(smallint, float8) IS
-	'a filter of the non-NULL keys (blocked layout): a value in (0, 1) is the false-positive rate, the filter sized for exactly the distinct keys; a whole number >= 1 is the capacity, at fpr 0.01';
-CREATE AGGREGATE bloom_agg(smallint, capacity bigint, fpr float8) (
-	SFUNC = bloom_agg_transfn,
-	STYPE = bloomfilter,
-	COMBINEFUNC = bloom_union_transfn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(smallint, bigint, float8) IS
-	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr (blocked layout)';
-CREATE AGGREGATE bloom_agg(smallint, capacity bigint, fpr float8, layout text) (
-	SFUNC = bloom_agg_transfn,
-	STYPE = bloomfilter,
-	COMBINEFUNC = bloom_union_transfn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(smallint, bigint, float8, text) IS
-	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr in the given layout';
+COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, %1$s, float8) IS
+	'transition function of bloom_agg(key, capacity_or_fpr)';
 
--- keys of type integer
-CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, integer)
-	RETURNS bloom_agg_state
-	AS 'MODULE_PATHNAME', 'bloom_agg_state_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, integer) IS
-	'transition function of bloom_agg(integer)';
-CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, integer, float8)
-	RETURNS bloom_agg_state
-	AS 'MODULE_PATHNAME', 'bloom_agg_state_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, integer, float8) IS
-	'transition function of bloom_agg(integer, float8)';
-CREATE FUNCTION bloom_agg_transfn(bloomfilter, integer, bigint, float8)
+CREATE FUNCTION bloom_agg_transfn(bloomfilter, %1$s, bigint, float8)
 	RETURNS bloomfilter
 	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
 	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, integer, bigint, float8) IS
-	'transition function of bloom_agg(integer, bigint, float8)';
-CREATE FUNCTION bloom_agg_transfn(bloomfilter, integer, bigint, float8, text)
-	RETURNS bloomfilter
-	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, integer, bigint, float8, text) IS
-	'transition function of bloom_agg(integer, bigint, float8, text)';
-CREATE AGGREGATE bloom_agg(integer) (
-	SFUNC = bloom_agg_state_transfn,
-	STYPE = bloom_agg_state,
-	FINALFUNC = bloom_agg_state_finalfn,
-	COMBINEFUNC = bloom_agg_state_combinefn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(integer) IS
-	'a filter of the non-NULL keys, sized for exactly their distinct count at fpr 0.01 (blocked layout)';
-CREATE AGGREGATE bloom_agg(integer, capacity_or_fpr float8) (
-	SFUNC = bloom_agg_state_transfn,
-	STYPE = bloom_agg_state,
-	FINALFUNC = bloom_agg_state_finalfn,
-	COMBINEFUNC = bloom_agg_state_combinefn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(integer, float8) IS
-	'a filter of the non-NULL keys (blocked layout): a value in (0, 1) is the false-positive rate, the filter sized for exactly the distinct keys; a whole number >= 1 is the capacity, at fpr 0.01';
-CREATE AGGREGATE bloom_agg(integer, capacity bigint, fpr float8) (
-	SFUNC = bloom_agg_transfn,
-	STYPE = bloomfilter,
-	COMBINEFUNC = bloom_union_transfn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(integer, bigint, float8) IS
-	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr (blocked layout)';
-CREATE AGGREGATE bloom_agg(integer, capacity bigint, fpr float8, layout text) (
-	SFUNC = bloom_agg_transfn,
-	STYPE = bloomfilter,
-	COMBINEFUNC = bloom_union_transfn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(integer, bigint, float8, text) IS
-	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr in the given layout';
+COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, %1$s, bigint, float8) IS
+	'transition function of bloom_agg(key, capacity, fpr)';
 
--- keys of type bigint
-CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, bigint)
-	RETURNS bloom_agg_state
-	AS 'MODULE_PATHNAME', 'bloom_agg_state_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, bigint) IS
-	'transition function of bloom_agg(bigint)';
-CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, bigint, float8)
-	RETURNS bloom_agg_state
-	AS 'MODULE_PATHNAME', 'bloom_agg_state_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, bigint, float8) IS
-	'transition function of bloom_agg(bigint, float8)';
-CREATE FUNCTION bloom_agg_transfn(bloomfilter, bigint, bigint, float8)
+CREATE FUNCTION bloom_agg_transfn(bloomfilter, %1$s, bigint, float8, text)
 	RETURNS bloomfilter
 	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
 	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, bigint, bigint, float8) IS
-	'transition function of bloom_agg(bigint, bigint, float8)';
-CREATE FUNCTION bloom_agg_transfn(bloomfilter, bigint, bigint, float8, text)
-	RETURNS bloomfilter
-	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, bigint, bigint, float8, text) IS
-	'transition function of bloom_agg(bigint, bigint, float8, text)';
-CREATE AGGREGATE bloom_agg(bigint) (
-	SFUNC = bloom_agg_state_transfn,
-	STYPE = bloom_agg_state,
-	FINALFUNC = bloom_agg_state_finalfn,
-	COMBINEFUNC = bloom_agg_state_combinefn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(bigint) IS
-	'a filter of the non-NULL keys, sized for exactly their distinct count at fpr 0.01 (blocked layout)';
-CREATE AGGREGATE bloom_agg(bigint, capacity_or_fpr float8) (
-	SFUNC = bloom_agg_state_transfn,
-	STYPE = bloom_agg_state,
-	FINALFUNC = bloom_agg_state_finalfn,
-	COMBINEFUNC = bloom_agg_state_combinefn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(bigint, float8) IS
-	'a filter of the non-NULL keys (blocked layout): a value in (0, 1) is the false-positive rate, the filter sized for exactly the distinct keys; a whole number >= 1 is the capacity, at fpr 0.01';
-CREATE AGGREGATE bloom_agg(bigint, capacity bigint, fpr float8) (
-	SFUNC = bloom_agg_transfn,
-	STYPE = bloomfilter,
-	COMBINEFUNC = bloom_union_transfn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(bigint, bigint, float8) IS
-	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr (blocked layout)';
-CREATE AGGREGATE bloom_agg(bigint, capacity bigint, fpr float8, layout text) (
-	SFUNC = bloom_agg_transfn,
-	STYPE = bloomfilter,
-	COMBINEFUNC = bloom_union_transfn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(bigint, bigint, float8, text) IS
-	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr in the given layout';
+COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, %1$s, bigint, float8, text) IS
+	'transition function of bloom_agg(key, capacity, fpr, layout)';
 
--- keys of type text
-CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, text)
-	RETURNS bloom_agg_state
-	AS 'MODULE_PATHNAME', 'bloom_agg_state_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, text) IS
-	'transition function of bloom_agg(text)';
-CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, text, float8)
-	RETURNS bloom_agg_state
-	AS 'MODULE_PATHNAME', 'bloom_agg_state_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, text, float8) IS
-	'transition function of bloom_agg(text, float8)';
-CREATE FUNCTION bloom_agg_transfn(bloomfilter, text, bigint, float8)
-	RETURNS bloomfilter
-	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, text, bigint, float8) IS
-	'transition function of bloom_agg(text, bigint, float8)';
-CREATE FUNCTION bloom_agg_transfn(bloomfilter, text, bigint, float8, text)
-	RETURNS bloomfilter
-	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, text, bigint, float8, text) IS
-	'transition function of bloom_agg(text, bigint, float8, text)';
-CREATE AGGREGATE bloom_agg(text) (
+CREATE AGGREGATE bloom_agg(%1$s) (
 	SFUNC = bloom_agg_state_transfn,
 	STYPE = bloom_agg_state,
 	FINALFUNC = bloom_agg_state_finalfn,
 	COMBINEFUNC = bloom_agg_state_combinefn,
 	PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE bloom_agg(text) IS
+COMMENT ON AGGREGATE bloom_agg(%1$s) IS
 	'a filter of the non-NULL keys, sized for exactly their distinct count at fpr 0.01 (blocked layout)';
-CREATE AGGREGATE bloom_agg(text, capacity_or_fpr float8) (
-	SFUNC = bloom_agg_state_transfn,
-	STYPE = bloom_agg_state,
-	FINALFUNC = bloom_agg_state_finalfn,
-	COMBINEFUNC = bloom_agg_state_combinefn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(text, float8) IS
-	'a filter of the non-NULL keys (blocked layout): a value in (0, 1) is the false-positive rate, the filter sized for exactly the distinct keys; a whole number >= 1 is the capacity, at fpr 0.01';
-CREATE AGGREGATE bloom_agg(text, capacity bigint, fpr float8) (
-	SFUNC = bloom_agg_transfn,
-	STYPE = bloomfilter,
-	COMBINEFUNC = bloom_union_transfn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(text, bigint, float8) IS
-	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr (blocked layout)';
-CREATE AGGREGATE bloom_agg(text, capacity bigint, fpr float8, layout text) (
-	SFUNC = bloom_agg_transfn,
-	STYPE = bloomfilter,
-	COMBINEFUNC = bloom_union_transfn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(text, bigint, float8, text) IS
-	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr in the given layout';
 
--- keys of type character varying
-CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, varchar)
-	RETURNS bloom_agg_state
-	AS 'MODULE_PATHNAME', 'bloom_agg_state_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, varchar) IS
-	'transition function of bloom_agg(varchar)';
-CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, varchar, float8)
-	RETURNS bloom_agg_state
-	AS 'MODULE_PATHNAME', 'bloom_agg_state_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, varchar, float8) IS
-	'transition function of bloom_agg(varchar, float8)';
-CREATE FUNCTION bloom_agg_transfn(bloomfilter, varchar, bigint, float8)
-	RETURNS bloomfilter
-	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, varchar, bigint, float8) IS
-	'transition function of bloom_agg(varchar, bigint, float8)';
-CREATE FUNCTION bloom_agg_transfn(bloomfilter, varchar, bigint, float8, text)
-	RETURNS bloomfilter
-	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, varchar, bigint, float8, text) IS
-	'transition function of bloom_agg(varchar, bigint, float8, text)';
-CREATE AGGREGATE bloom_agg(varchar) (
+CREATE AGGREGATE bloom_agg(%1$s, capacity_or_fpr float8) (
 	SFUNC = bloom_agg_state_transfn,
 	STYPE = bloom_agg_state,
 	FINALFUNC = bloom_agg_state_finalfn,
 	COMBINEFUNC = bloom_agg_state_combinefn,
 	PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE bloom_agg(varchar) IS
-	'a filter of the non-NULL keys, sized for exactly their distinct count at fpr 0.01 (blocked layout)';
-CREATE AGGREGATE bloom_agg(varchar, capacity_or_fpr float8) (
-	SFUNC = bloom_agg_state_transfn,
-	STYPE = bloom_agg_state,
-	FINALFUNC = bloom_agg_state_finalfn,
-	COMBINEFUNC = bloom_agg_state_combinefn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(varchar, float8) IS
+COMMENT ON AGGREGATE bloom_agg(%1$s, float8) IS
 	'a filter of the non-NULL keys (blocked layout): a value in (0, 1) is the false-positive rate, the filter sized for exactly the distinct keys; a whole number >= 1 is the capacity, at fpr 0.01';
-CREATE AGGREGATE bloom_agg(varchar, capacity bigint, fpr float8) (
-	SFUNC = bloom_agg_transfn,
-	STYPE = bloomfilter,
-	COMBINEFUNC = bloom_union_transfn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(varchar, bigint, float8) IS
-	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr (blocked layout)';
-CREATE AGGREGATE bloom_agg(varchar, capacity bigint, fpr float8, layout text) (
-	SFUNC = bloom_agg_transfn,
-	STYPE = bloomfilter,
-	COMBINEFUNC = bloom_union_transfn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(varchar, bigint, float8, text) IS
-	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr in the given layout';
 
--- keys of type character
-CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, bpchar)
-	RETURNS bloom_agg_state
-	AS 'MODULE_PATHNAME', 'bloom_agg_state_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, bpchar) IS
-	'transition function of bloom_agg(bpchar)';
-CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, bpchar, float8)
-	RETURNS bloom_agg_state
-	AS 'MODULE_PATHNAME', 'bloom_agg_state_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, bpchar, float8) IS
-	'transition function of bloom_agg(bpchar, float8)';
-CREATE FUNCTION bloom_agg_transfn(bloomfilter, bpchar, bigint, float8)
-	RETURNS bloomfilter
-	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, bpchar, bigint, float8) IS
-	'transition function of bloom_agg(bpchar, bigint, float8)';
-CREATE FUNCTION bloom_agg_transfn(bloomfilter, bpchar, bigint, float8, text)
-	RETURNS bloomfilter
-	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, bpchar, bigint, float8, text) IS
-	'transition function of bloom_agg(bpchar, bigint, float8, text)';
-CREATE AGGREGATE bloom_agg(bpchar) (
-	SFUNC = bloom_agg_state_transfn,
-	STYPE = bloom_agg_state,
-	FINALFUNC = bloom_agg_state_finalfn,
-	COMBINEFUNC = bloom_agg_state_combinefn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(bpchar) IS
-	'a filter of the non-NULL keys, sized for exactly their distinct count at fpr 0.01 (blocked layout)';
-CREATE AGGREGATE bloom_agg(bpchar, capacity_or_fpr float8) (
-	SFUNC = bloom_agg_state_transfn,
-	STYPE = bloom_agg_state,
-	FINALFUNC = bloom_agg_state_finalfn,
-	COMBINEFUNC = bloom_agg_state_combinefn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(bpchar, float8) IS
-	'a filter of the non-NULL keys (blocked layout): a value in (0, 1) is the false-positive rate, the filter sized for exactly the distinct keys; a whole number >= 1 is the capacity, at fpr 0.01';
-CREATE AGGREGATE bloom_agg(bpchar, capacity bigint, fpr float8) (
+CREATE AGGREGATE bloom_agg(%1$s, capacity bigint, fpr float8) (
 	SFUNC = bloom_agg_transfn,
 	STYPE = bloomfilter,
 	COMBINEFUNC = bloom_union_transfn,
 	PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE bloom_agg(bpchar, bigint, float8) IS
+COMMENT ON AGGREGATE bloom_agg(%1$s, bigint, float8) IS
 	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr (blocked layout)';
-CREATE AGGREGATE bloom_agg(bpchar, capacity bigint, fpr float8, layout text) (
-	SFUNC = bloom_agg_transfn,
-	STYPE = bloomfilter,
-	COMBINEFUNC = bloom_union_transfn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(bpchar, bigint, float8, text) IS
-	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr in the given layout';
 
--- keys of type name
-CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, name)
-	RETURNS bloom_agg_state
-	AS 'MODULE_PATHNAME', 'bloom_agg_state_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, name) IS
-	'transition function of bloom_agg(name)';
-CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, name, float8)
-	RETURNS bloom_agg_state
-	AS 'MODULE_PATHNAME', 'bloom_agg_state_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, name, float8) IS
-	'transition function of bloom_agg(name, float8)';
-CREATE FUNCTION bloom_agg_transfn(bloomfilter, name, bigint, float8)
-	RETURNS bloomfilter
-	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, name, bigint, float8) IS
-	'transition function of bloom_agg(name, bigint, float8)';
-CREATE FUNCTION bloom_agg_transfn(bloomfilter, name, bigint, float8, text)
-	RETURNS bloomfilter
-	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, name, bigint, float8, text) IS
-	'transition function of bloom_agg(name, bigint, float8, text)';
-CREATE AGGREGATE bloom_agg(name) (
-	SFUNC = bloom_agg_state_transfn,
-	STYPE = bloom_agg_state,
-	FINALFUNC = bloom_agg_state_finalfn,
-	COMBINEFUNC = bloom_agg_state_combinefn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(name) IS
-	'a filter of the non-NULL keys, sized for exactly their distinct count at fpr 0.01 (blocked layout)';
-CREATE AGGREGATE bloom_agg(name, capacity_or_fpr float8) (
-	SFUNC = bloom_agg_state_transfn,
-	STYPE = bloom_agg_state,
-	FINALFUNC = bloom_agg_state_finalfn,
-	COMBINEFUNC = bloom_agg_state_combinefn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(name, float8) IS
-	'a filter of the non-NULL keys (blocked layout): a value in (0, 1) is the false-positive rate, the filter sized for exactly the distinct keys; a whole number >= 1 is the capacity, at fpr 0.01';
-CREATE AGGREGATE bloom_agg(name, capacity bigint, fpr float8) (
+CREATE AGGREGATE bloom_agg(%1$s, capacity bigint, fpr float8, layout text) (
 	SFUNC = bloom_agg_transfn,
 	STYPE = bloomfilter,
 	COMBINEFUNC = bloom_union_transfn,
 	PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE bloom_agg(name, bigint, float8) IS
-	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr (blocked layout)';
-CREATE AGGREGATE bloom_agg(name, capacity bigint, fpr float8, layout text) (
-	SFUNC = bloom_agg_transfn,
-	STYPE = bloomfilter,
-	COMBINEFUNC = bloom_union_transfn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(name, bigint, float8, text) IS
+COMMENT ON AGGREGATE bloom_agg(%1$s, bigint, float8, text) IS
 	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr in the given layout';
-
--- keys of type "char"
-CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, "char")
-	RETURNS bloom_agg_state
-	AS 'MODULE_PATHNAME', 'bloom_agg_state_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, "char") IS
-	'transition function of bloom_agg("char")';
-CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, "char", float8)
-	RETURNS bloom_agg_state
-	AS 'MODULE_PATHNAME', 'bloom_agg_state_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, "char", float8) IS
-	'transition function of bloom_agg("char", float8)';
-CREATE FUNCTION bloom_agg_transfn(bloomfilter, "char", bigint, float8)
-	RETURNS bloomfilter
-	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, "char", bigint, float8) IS
-	'transition function of bloom_agg("char", bigint, float8)';
-CREATE FUNCTION bloom_agg_transfn(bloomfilter, "char", bigint, float8, text)
-	RETURNS bloomfilter
-	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, "char", bigint, float8, text) IS
-	'transition function of bloom_agg("char", bigint, float8, text)';
-CREATE AGGREGATE bloom_agg("char") (
-	SFUNC = bloom_agg_state_transfn,
-	STYPE = bloom_agg_state,
-	FINALFUNC = bloom_agg_state_finalfn,
-	COMBINEFUNC = bloom_agg_state_combinefn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg("char") IS
-	'a filter of the non-NULL keys, sized for exactly their distinct count at fpr 0.01 (blocked layout)';
-CREATE AGGREGATE bloom_agg("char", capacity_or_fpr float8) (
-	SFUNC = bloom_agg_state_transfn,
-	STYPE = bloom_agg_state,
-	FINALFUNC = bloom_agg_state_finalfn,
-	COMBINEFUNC = bloom_agg_state_combinefn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg("char", float8) IS
-	'a filter of the non-NULL keys (blocked layout): a value in (0, 1) is the false-positive rate, the filter sized for exactly the distinct keys; a whole number >= 1 is the capacity, at fpr 0.01';
-CREATE AGGREGATE bloom_agg("char", capacity bigint, fpr float8) (
-	SFUNC = bloom_agg_transfn,
-	STYPE = bloomfilter,
-	COMBINEFUNC = bloom_union_transfn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg("char", bigint, float8) IS
-	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr (blocked layout)';
-CREATE AGGREGATE bloom_agg("char", capacity bigint, fpr float8, layout text) (
-	SFUNC = bloom_agg_transfn,
-	STYPE = bloomfilter,
-	COMBINEFUNC = bloom_union_transfn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg("char", bigint, float8, text) IS
-	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr in the given layout';
-
--- keys of type uuid
-CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, uuid)
-	RETURNS bloom_agg_state
-	AS 'MODULE_PATHNAME', 'bloom_agg_state_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, uuid) IS
-	'transition function of bloom_agg(uuid)';
-CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, uuid, float8)
-	RETURNS bloom_agg_state
-	AS 'MODULE_PATHNAME', 'bloom_agg_state_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, uuid, float8) IS
-	'transition function of bloom_agg(uuid, float8)';
-CREATE FUNCTION bloom_agg_transfn(bloomfilter, uuid, bigint, float8)
-	RETURNS bloomfilter
-	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, uuid, bigint, float8) IS
-	'transition function of bloom_agg(uuid, bigint, float8)';
-CREATE FUNCTION bloom_agg_transfn(bloomfilter, uuid, bigint, float8, text)
-	RETURNS bloomfilter
-	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, uuid, bigint, float8, text) IS
-	'transition function of bloom_agg(uuid, bigint, float8, text)';
-CREATE AGGREGATE bloom_agg(uuid) (
-	SFUNC = bloom_agg_state_transfn,
-	STYPE = bloom_agg_state,
-	FINALFUNC = bloom_agg_state_finalfn,
-	COMBINEFUNC = bloom_agg_state_combinefn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(uuid) IS
-	'a filter of the non-NULL keys, sized for exactly their distinct count at fpr 0.01 (blocked layout)';
-CREATE AGGREGATE bloom_agg(uuid, capacity_or_fpr float8) (
-	SFUNC = bloom_agg_state_transfn,
-	STYPE = bloom_agg_state,
-	FINALFUNC = bloom_agg_state_finalfn,
-	COMBINEFUNC = bloom_agg_state_combinefn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(uuid, float8) IS
-	'a filter of the non-NULL keys (blocked layout): a value in (0, 1) is the false-positive rate, the filter sized for exactly the distinct keys; a whole number >= 1 is the capacity, at fpr 0.01';
-CREATE AGGREGATE bloom_agg(uuid, capacity bigint, fpr float8) (
-	SFUNC = bloom_agg_transfn,
-	STYPE = bloomfilter,
-	COMBINEFUNC = bloom_union_transfn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(uuid, bigint, float8) IS
-	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr (blocked layout)';
-CREATE AGGREGATE bloom_agg(uuid, capacity bigint, fpr float8, layout text) (
-	SFUNC = bloom_agg_transfn,
-	STYPE = bloomfilter,
-	COMBINEFUNC = bloom_union_transfn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(uuid, bigint, float8, text) IS
-	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr in the given layout';
-
--- keys of type bytea
-CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, bytea)
-	RETURNS bloom_agg_state
-	AS 'MODULE_PATHNAME', 'bloom_agg_state_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, bytea) IS
-	'transition function of bloom_agg(bytea)';
-CREATE FUNCTION bloom_agg_state_transfn(bloom_agg_state, bytea, float8)
-	RETURNS bloom_agg_state
-	AS 'MODULE_PATHNAME', 'bloom_agg_state_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_state_transfn(bloom_agg_state, bytea, float8) IS
-	'transition function of bloom_agg(bytea, float8)';
-CREATE FUNCTION bloom_agg_transfn(bloomfilter, bytea, bigint, float8)
-	RETURNS bloomfilter
-	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, bytea, bigint, float8) IS
-	'transition function of bloom_agg(bytea, bigint, float8)';
-CREATE FUNCTION bloom_agg_transfn(bloomfilter, bytea, bigint, float8, text)
-	RETURNS bloomfilter
-	AS 'MODULE_PATHNAME', 'bloom_agg_transfn'
-	LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_transfn(bloomfilter, bytea, bigint, float8, text) IS
-	'transition function of bloom_agg(bytea, bigint, float8, text)';
-CREATE AGGREGATE bloom_agg(bytea) (
-	SFUNC = bloom_agg_state_transfn,
-	STYPE = bloom_agg_state,
-	FINALFUNC = bloom_agg_state_finalfn,
-	COMBINEFUNC = bloom_agg_state_combinefn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(bytea) IS
-	'a filter of the non-NULL keys, sized for exactly their distinct count at fpr 0.01 (blocked layout)';
-CREATE AGGREGATE bloom_agg(bytea, capacity_or_fpr float8) (
-	SFUNC = bloom_agg_state_transfn,
-	STYPE = bloom_agg_state,
-	FINALFUNC = bloom_agg_state_finalfn,
-	COMBINEFUNC = bloom_agg_state_combinefn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(bytea, float8) IS
-	'a filter of the non-NULL keys (blocked layout): a value in (0, 1) is the false-positive rate, the filter sized for exactly the distinct keys; a whole number >= 1 is the capacity, at fpr 0.01';
-CREATE AGGREGATE bloom_agg(bytea, capacity bigint, fpr float8) (
-	SFUNC = bloom_agg_transfn,
-	STYPE = bloomfilter,
-	COMBINEFUNC = bloom_union_transfn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(bytea, bigint, float8) IS
-	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr (blocked layout)';
-CREATE AGGREGATE bloom_agg(bytea, capacity bigint, fpr float8, layout text) (
-	SFUNC = bloom_agg_transfn,
-	STYPE = bloomfilter,
-	COMBINEFUNC = bloom_union_transfn,
-	PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(bytea, bigint, float8, text) IS
-	'a filter of the non-NULL keys, sized for capacity keys at false-positive rate fpr in the given layout';
+$ddl$, key_type);
+	END LOOP;
+END
+$overloads$;

@@ -259,7 +259,7 @@ declared_arg_type(Oid fnoid, int argno)
 				 errmsg("could not determine the type of the bloomfilter key"),
 				 errdetail("Function %s was called without its call expression, and its key argument is of the polymorphic type %s.",
 						   format_procedure(fnoid), format_type_be(type)),
-				 errhint("Cast the key to a type of its own overload: smallint, integer, bigint, text, varchar, char(n), name, uuid or bytea.")));
+				 errhint("Cast the key to a supported key type: each has overloads of its own.")));
 	last_fnoid = fnoid;
 	last_argno = argno;
 	last_type = type;

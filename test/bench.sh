@@ -29,9 +29,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=test/lib.sh
 . test/lib.sh
 
-trap 'bf_stop_server' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bf_server_traps
 
 # The build comparison needs hll (Debian: postgresql-NN-hll); only the
 # benchmark needs it, so it is installed here, not by test/lib.sh.
@@ -107,7 +105,7 @@ else
 fi
 
 # Other work on the machine makes the figures noisy: say so in the table.
-load_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
+load_start=$(bf_loadavg)
 if awk -v l="${load_start%% *}" -v n="$(nproc 2>/dev/null || echo 2)" 'BEGIN { exit !(l + 0 > n / 2) }'; then
 	bf_warn "load average $load_start on $(nproc 2>/dev/null || echo '?') CPUs: other work is running; the figures will be noisy"
 fi
@@ -119,4 +117,4 @@ bf_psql -q -d bench "${sizes[@]}" \
 	-v quick="${BF_BENCH_QUICK:-0}" \
 	"${lat[@]}" -v ncpu="$(nproc 2>/dev/null || echo '?')" \
 	-f test/bench/bench.sql
-bf_say "benchmark done in $((SECONDS - START)) s; load average at start $load_start, at end $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
+bf_say "benchmark done in $((SECONDS - START)) s; load average at start $load_start, at end $(bf_loadavg)"

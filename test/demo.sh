@@ -16,9 +16,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=test/lib.sh
 . test/lib.sh
 
-trap 'bf_stop_server' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bf_server_traps
 
 bf_ensure_packages
 bf_build_install

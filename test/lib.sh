@@ -1,7 +1,8 @@
 # shellcheck shell=bash
-# test/lib.sh — shared by test/run-tests.sh and test/demo.sh.  Source it; do
-# not run it.  It installs what is missing, builds and installs the
-# extension, and starts and stops a throwaway PostgreSQL server.
+# test/lib.sh — shared by test/run-tests.sh, test/demo.sh and the benchmarks
+# (test/bench.sh, test/bench/*.sh).  Source it; do not run it.  It installs
+# what is missing, builds and installs the extension, and starts and stops a
+# throwaway PostgreSQL server.
 #
 # After bf_start_server: BF_TMP (temporary directory: data/, server.log and
 # the unix socket), BF_PORT, and PGHOST/PGPORT/PGUSER exported so that psql,
@@ -314,4 +315,35 @@ bf_sanitizer_findings() {
 # psql on the throwaway server, without ~/.psqlrc, stopping on error.
 bf_psql() {
 	"$PG_BINDIR/psql" -X -v ON_ERROR_STOP=1 "$@"
+}
+
+# ---- for the scripts that run a throwaway server of their own (test/bench.sh,
+# test/demo.sh, test/bench/*.sh)
+
+# Stop the server on exit; INT and TERM exit (so the EXIT trap runs).
+bf_server_traps() {
+	trap 'bf_stop_server' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+
+# The 1, 5 and 15-minute load averages, for a benchmark to print.
+bf_loadavg() {
+	cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'
+}
+
+# A script's header comment (from line 2 up to "set -euo"), for --help.
+bf_usage() {
+	sed -n '2,/^set -euo/p' "$1" | sed '$d; s/^# \{0,1\}//'
+}
+
+# Exit 2 unless each variable named holds a positive integer (an option).
+bf_require_positive() {
+	local v
+	for v in "$@"; do
+		if ! [[ ${!v} =~ ^[1-9][0-9]*$ ]]; then
+			bf_err "$v must be a positive integer (got '${!v}')"
+			exit 2
+		fi
+	done
 }

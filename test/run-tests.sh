@@ -101,6 +101,17 @@ run_core_tests() {
 	fi
 }
 
+# -------------------------------------------------------------- readme ----
+# README.md names every user-facing SQL object and GUC; its links resolve.
+run_readme_check() {
+	bf_say "README.md: objects named, links resolve (test/readme-check.sh)"
+	if bash test/readme-check.sh; then
+		pass "readme: every user-facing object named, every link resolves (test/readme-check.sh)"
+	else
+		fail "readme: test/readme-check.sh (above)"
+	fi
+}
+
 # ---------------------------------------------------------------- fuzz ----
 # The fuzzers' regression inputs and seeds replayed under ASan and UBSan, then
 # each harness fuzzed for 5 s when clang is installed (make fuzz: longer runs).
@@ -323,6 +334,8 @@ if ! bf_ensure_packages; then
 	print_summary
 	exit 1
 fi
+
+run_readme_check
 
 built=0
 if bf_build_install; then

@@ -545,6 +545,60 @@ parse_name(TextParser *tp, const char *(*name_of) (int), int lo, int hi,
 }
 
 /*
+ * The field "layout=" and a layout name, in the plain and the scalable form;
+ * expected lists the layouts the form has, for the message.
+ */
+static BfStatus
+parse_layout_field(TextParser *tp, const char *expected, uint8_t *layout)
+{
+	const char *tok;
+	size_t		len;
+	char		q[4 * QUOTE_MAX + 16];
+	int			idx;
+
+	if (!expect_name(tp, "layout=", false))
+		return BF_ERR_SYNTAX;
+	idx = parse_name(tp, bf_layout_name, 1, BF_LAYOUT_MAX, &tok, &len);
+	if (idx < 0)
+	{
+		if (tp->msg)
+		{
+			quote_token(tok, len, q, sizeof(q));
+			snprintf(tp->msg, tp->msglen, "unrecognized layout %s (expected %s)",
+					 q, expected);
+		}
+		return BF_ERR_LAYOUT;
+	}
+	*layout = (uint8_t) idx;
+	return BF_OK;
+}
+
+/* The field "key_kind=" and a key kind name, in either form. */
+static BfStatus
+parse_key_kind_field(TextParser *tp, uint8_t *key_kind)
+{
+	const char *tok;
+	size_t		len;
+	char		q[4 * QUOTE_MAX + 16];
+	int			idx;
+
+	if (!expect_name(tp, "key_kind=", false))
+		return BF_ERR_SYNTAX;
+	idx = parse_name(tp, bf_key_kind_name, 0, BF_KEY_KIND_MAX, &tok, &len);
+	if (idx < 0)
+	{
+		if (tp->msg)
+		{
+			quote_token(tok, len, q, sizeof(q));
+			snprintf(tp->msg, tp->msglen, "unrecognized key kind %s", q);
+		}
+		return BF_ERR_KEY_KIND;
+	}
+	*key_kind = (uint8_t) idx;
+	return BF_OK;
+}
+
+/*
  * A rate (target_fpr, ratio): accepted only in the exact form
  * bf_format_double writes.
  */
@@ -639,10 +693,6 @@ bf_text_parse_header(const char *s, BfHeader *h,
 	BfHeader	hdr;
 	BfStatus	st;
 	uint64_t	v;
-	const char *tok;
-	size_t		len;
-	char		q[4 * QUOTE_MAX + 16];
-	int			idx;
 
 	if (msg != NULL && msglen > 0)
 		msg[0] = '\0';
@@ -688,20 +738,9 @@ bf_text_parse_header(const char *s, BfHeader *h,
 	}
 
 	/* layout */
-	if (!expect_name(&tp, "layout=", false))
-		return BF_ERR_SYNTAX;
-	idx = parse_name(&tp, bf_layout_name, 1, BF_LAYOUT_MAX, &tok, &len);
-	if (idx < 0)
-	{
-		if (msg)
-		{
-			quote_token(tok, len, q, sizeof(q));
-			snprintf(msg, msglen, "unrecognized layout %s (expected blocked, classic or counting)", q);
-		}
-		return BF_ERR_LAYOUT;
-	}
-	hdr.layout = (uint8_t) idx;
-	hdr.family = (uint8_t) bf_layout_family(idx);
+	if ((st = parse_layout_field(&tp, "blocked, classic or counting", &hdr.layout)) != BF_OK)
+		return st;
+	hdr.family = (uint8_t) bf_layout_family(hdr.layout);
 
 	/* hashes */
 	if (!expect_name(&tp, "hashes=", false))
@@ -718,19 +757,8 @@ bf_text_parse_header(const char *s, BfHeader *h,
 	hdr.hashes = (uint16_t) v;
 
 	/* key_kind */
-	if (!expect_name(&tp, "key_kind=", false))
-		return BF_ERR_SYNTAX;
-	idx = parse_name(&tp, bf_key_kind_name, 0, BF_KEY_KIND_MAX, &tok, &len);
-	if (idx < 0)
-	{
-		if (msg)
-		{
-			quote_token(tok, len, q, sizeof(q));
-			snprintf(msg, msglen, "unrecognized key kind %s", q);
-		}
-		return BF_ERR_KEY_KIND;
-	}
-	hdr.key_kind = (uint8_t) idx;
+	if ((st = parse_key_kind_field(&tp, &hdr.key_kind)) != BF_OK)
+		return st;
 
 	/* bits, capacity */
 	if (!expect_name(&tp, "bits=", false))
@@ -817,7 +845,6 @@ parse_scalable_fields(TextParser *tp, BfHeader *hdr)
 	const char *tok;
 	size_t		len;
 	char		q[4 * QUOTE_MAX + 16];
-	int			idx;
 
 	if (!expect_name(tp, "family=", false))
 		return BF_ERR_SYNTAX;
@@ -835,33 +862,10 @@ parse_scalable_fields(TextParser *tp, BfHeader *hdr)
 	hdr->family = BF_FAMILY_SCALABLE;
 	hdr->hashes = 0;
 
-	if (!expect_name(tp, "layout=", false))
-		return BF_ERR_SYNTAX;
-	idx = parse_name(tp, bf_layout_name, 1, BF_LAYOUT_MAX, &tok, &len);
-	if (idx < 0)
-	{
-		if (tp->msg)
-		{
-			quote_token(tok, len, q, sizeof(q));
-			snprintf(tp->msg, tp->msglen, "unrecognized layout %s (expected blocked or classic)", q);
-		}
-		return BF_ERR_LAYOUT;
-	}
-	hdr->layout = (uint8_t) idx;
-
-	if (!expect_name(tp, "key_kind=", false))
-		return BF_ERR_SYNTAX;
-	idx = parse_name(tp, bf_key_kind_name, 0, BF_KEY_KIND_MAX, &tok, &len);
-	if (idx < 0)
-	{
-		if (tp->msg)
-		{
-			quote_token(tok, len, q, sizeof(q));
-			snprintf(tp->msg, tp->msglen, "unrecognized key kind %s", q);
-		}
-		return BF_ERR_KEY_KIND;
-	}
-	hdr->key_kind = (uint8_t) idx;
+	if ((st = parse_layout_field(tp, "blocked or classic", &hdr->layout)) != BF_OK)
+		return st;
+	if ((st = parse_key_kind_field(tp, &hdr->key_kind)) != BF_OK)
+		return st;
 
 	if (!expect_name(tp, "layers=", false))
 		return BF_ERR_SYNTAX;

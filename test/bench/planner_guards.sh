@@ -50,21 +50,14 @@ while (($#)); do
 	--rounds) ROUNDS=$2; shift ;;
 	--quick) USERS=100000 EVENTS=640000 SECS=3 ROUNDS=1 ;;
 	--no-build) BUILD=0 ;;
-	-h | --help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) bf_usage "${BASH_SOURCE[0]}"; exit 0 ;;
 	*) bf_err "unrecognized option $1 (see --help)"; exit 2 ;;
 	esac
 	shift
 done
-for v in USERS EVENTS SECS ROUNDS; do
-	if ! [[ ${!v} =~ ^[1-9][0-9]*$ ]]; then
-		bf_err "$v must be a positive integer (got '${!v}')"
-		exit 2
-	fi
-done
+bf_require_positive USERS EVENTS SECS ROUNDS
 
-trap 'bf_stop_server' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bf_server_traps
 
 START=$SECONDS
 if ((BUILD)); then
@@ -72,7 +65,7 @@ if ((BUILD)); then
 	bf_build_install
 fi
 
-load_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
+load_start=$(bf_loadavg)
 pool_mb=$((((USERS + EVENTS) * 5 / 1000000) + 64))
 bf_start_server \
 	"shared_preload_libraries = 'bloomfilter'" \
@@ -178,4 +171,4 @@ echo "Planner guards: $USERS users, $EVENTS events in 64 partitions; pgbench -M 
 	"$ROUNDS round(s) per mode, alternating; 90% of keys absent; PostgreSQL $("$PG_BINDIR/postgres" -V | awk '{print $3}')," \
 	"$(nproc 2>/dev/null || echo '?') CPUs, load average at start $load_start"
 bf_psql -q -d bench -v step=report -f "$SQL"
-bf_say "benchmark done in $((SECONDS - START)) s; load average at end $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
+bf_say "benchmark done in $((SECONDS - START)) s; load average at end $(bf_loadavg)"

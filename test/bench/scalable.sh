@@ -9,9 +9,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 . test/lib.sh
 
-trap 'bf_stop_server' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bf_server_traps
 
 n=${BF_SCALABLE_N:-1000000}
 bf_ensure_packages
@@ -20,6 +18,6 @@ bf_start_server "shared_buffers = 512MB" "work_mem = 64MB" "autovacuum = off" "j
 bf_psql -q -d postgres -c "CREATE DATABASE scalable_bench"
 bf_psql -q -d scalable_bench -c "CREATE EXTENSION $BF_EXTENSION"
 bf_psql -q -d scalable_bench -v n="$n" \
-	-v load="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')" \
+	-v load="$(bf_loadavg)" \
 	-f test/bench/scalable.sql
-echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
+echo "load average at the end: $(bf_loadavg)"

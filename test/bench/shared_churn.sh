@@ -37,21 +37,14 @@ while (($#)); do
 	--seconds) SECS=$2; shift ;;
 	--quick) ROWS=100000 SECS=10 ;;
 	--no-build) BUILD=0 ;;
-	-h | --help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-	*) bf_err "unknown option $1 (see --help)"; exit 2 ;;
+	-h | --help) bf_usage "${BASH_SOURCE[0]}"; exit 0 ;;
+	*) bf_err "unrecognized option $1 (see --help)"; exit 2 ;;
 	esac
 	shift
 done
-for v in ROWS SECS; do
-	if ! [[ ${!v} =~ ^[1-9][0-9]*$ ]]; then
-		bf_err "$v must be a positive integer (got '${!v}')"
-		exit 2
-	fi
-done
+bf_require_positive ROWS SECS
 
-trap 'bf_stop_server' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bf_server_traps
 
 START=$SECONDS
 if ((BUILD)); then
@@ -65,7 +58,7 @@ bf_start_server \
 	"max_connections = 50" \
 	"max_wal_size = 4GB" \
 	"jit = off"
-load_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
+load_start=$(bf_loadavg)
 
 q() { bf_psql -At -d postgres -c "$1"; }
 fpr() {	# share of N keys never inserted that answer "maybe", per filter
@@ -162,4 +155,4 @@ echo "| rows answering \"no\" (all $rows_now rows) | $(fn k) | $(fn k2) |"
 echo "| REPEATABLE READ checkers (of ${checks:-?}) that found a row answering \"no\" (either filter) | $(q "SELECT count(*) FROM fails") | |"
 echo "| memory | $(view k "pg_size_pretty(memory_bytes)") | $(view k2 "pg_size_pretty(memory_bytes)") |"
 echo
-bf_say "done in $((SECONDS - START)) s; load average at end $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
+bf_say "done in $((SECONDS - START)) s; load average at end $(bf_loadavg)"

@@ -53,21 +53,14 @@ while (($#)); do
 	--rounds) ROUNDS=$2; shift ;;
 	--quick) ROWS=100000 SECS=5 ROUNDS=1 ;;
 	--no-build) BUILD=0 ;;
-	-h | --help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-	*) bf_err "unknown option $1 (see --help)"; exit 2 ;;
+	-h | --help) bf_usage "${BASH_SOURCE[0]}"; exit 0 ;;
+	*) bf_err "unrecognized option $1 (see --help)"; exit 2 ;;
 	esac
 	shift
 done
-for v in ROWS SECS CLIENTS JOBS ROUNDS; do
-	if ! [[ ${!v} =~ ^[1-9][0-9]*$ ]]; then
-		bf_err "$v must be a positive integer (got '${!v}')"
-		exit 2
-	fi
-done
+bf_require_positive ROWS SECS CLIENTS JOBS ROUNDS
 
-trap 'bf_stop_server' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bf_server_traps
 
 START=$SECONDS
 if ((BUILD)); then
@@ -88,7 +81,7 @@ bf_start_server \
 	"autovacuum = off" \
 	"jit = off"
 
-load_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
+load_start=$(bf_loadavg)
 if awk -v l="${load_start%% *}" -v n="$(nproc 2>/dev/null || echo 2)" 'BEGIN { exit !(l + 0 > n / 2) }'; then
 	bf_warn "load average $load_start on $(nproc 2>/dev/null || echo '?') CPUs: other work is running; the figures will be noisy"
 fi
@@ -153,4 +146,4 @@ echo "Shared filter benchmark: $ROWS names per table; pgbench -M prepared -c $CL
 	"$ROUNDS round(s); 90% checks of new names, 10% inserts; PostgreSQL $("$PG_BINDIR/postgres" -V | awk '{print $3}')," \
 	"$(nproc 2>/dev/null || echo '?') CPUs, load average at start $load_start"
 bf_psql -q -d bench -v step=report -f "$SQL"
-bf_say "benchmark done in $((SECONDS - START)) s; load average at end $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
+bf_say "benchmark done in $((SECONDS - START)) s; load average at end $(bf_loadavg)"

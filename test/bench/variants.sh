@@ -8,9 +8,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 . test/lib.sh
 
-trap 'bf_stop_server' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bf_server_traps
 
 n=${BF_VARIANTS_N:-1000000}
 bf_ensure_packages
@@ -19,5 +17,5 @@ bf_start_server "shared_buffers = 1GB" "work_mem = 64MB" "autovacuum = off" "jit
 bf_psql -q -d postgres -c "CREATE DATABASE variants"
 bf_psql -q -d variants -c "CREATE EXTENSION $BF_EXTENSION"
 bf_psql -q -d variants -v n="$n" -v n_absent="$n" \
-	-v load="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')" \
+	-v load="$(bf_loadavg)" \
 	-f test/bench/variants.sql

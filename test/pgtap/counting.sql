@@ -8,24 +8,8 @@
 BEGIN;
 SELECT plan(35);
 
--- 100,000 keys of every key kind (boolean: both values), generated from i
-CREATE TEMP TABLE ck (i int PRIMARY KEY);
-INSERT INTO ck SELECT generate_series(1, 100000);
-
-CREATE FUNCTION pg_temp.key_expr(kind text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
-	SELECT CASE kind
-		WHEN 'integer' THEN 'i::int8 * 7919'
-		WHEN 'text' THEN '''key-'' || i'
-		WHEN 'bytea' THEN 'convert_to(''b'' || i, ''UTF8'')'
-		WHEN 'uuid' THEN 'md5(i::text)::uuid'
-		WHEN 'boolean' THEN '(i % 2 = 0)'
-		WHEN 'float' THEN 'i::float8 / 7'
-		WHEN 'numeric' THEN 'i::numeric / 100'
-		WHEN 'date' THEN 'date ''1900-01-01'' + i'
-		WHEN 'timestamp' THEN 'timestamp ''2000-01-01'' + i * interval ''1 second'''
-		WHEN 'timestamptz' THEN 'timestamptz ''2000-01-01 00:00:00+00'' + i * interval ''1 minute'''
-	END
-$$;
+-- ck: i = 1..100,000; pg_temp.key_expr(kind): a key of each kind from i
+\ir include/keys.sql
 
 -- 1-10: no false negatives: an aggregate of 100,000 keys, every key found;
 -- then half removed, and every key of the other half still found

@@ -10,24 +10,8 @@
 BEGIN;
 SELECT plan(28);
 
--- 100,000 keys of every key kind (boolean: both values), generated from i
-CREATE TEMP TABLE sk (i int PRIMARY KEY);
-INSERT INTO sk SELECT generate_series(1, 100000);
-
-CREATE FUNCTION pg_temp.key_expr(kind text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
-	SELECT CASE kind
-		WHEN 'integer' THEN 'i::int8 * 7919'
-		WHEN 'text' THEN '''key-'' || i'
-		WHEN 'bytea' THEN 'convert_to(''b'' || i, ''UTF8'')'
-		WHEN 'uuid' THEN 'md5(i::text)::uuid'
-		WHEN 'boolean' THEN '(i % 2 = 0)'
-		WHEN 'float' THEN 'i::float8 / 7'
-		WHEN 'numeric' THEN 'i::numeric / 100'
-		WHEN 'date' THEN 'date ''1900-01-01'' + i'
-		WHEN 'timestamp' THEN 'timestamp ''2000-01-01'' + i * interval ''1 second'''
-		WHEN 'timestamptz' THEN 'timestamptz ''2000-01-01 00:00:00+00'' + i * interval ''1 minute'''
-	END
-$$;
+-- ck: i = 1..100,000; pg_temp.key_expr(kind): a key of each kind from i
+\ir include/keys.sql
 
 -- 1-10: no false negatives: 100,000 keys added to a filter of initial
 -- capacity 1000 (so it grows to 7 layers, 127,000 keys of capacity), every
@@ -38,9 +22,9 @@ DECLARE
 	f bloomfilter;
 	missing bigint;
 BEGIN
-	EXECUTE format('SELECT bloom_add_all(bloom_empty_scalable(1000, 0.01), array_agg(%s ORDER BY i)) FROM sk', e)
+	EXECUTE format('SELECT bloom_add_all(bloom_empty_scalable(1000, 0.01), array_agg(%s ORDER BY i)) FROM ck', e)
 		INTO f;
-	EXECUTE format('SELECT count(*) FROM sk WHERE NOT $1 @> (%s)', e) INTO missing USING f;
+	EXECUTE format('SELECT count(*) FROM ck WHERE NOT $1 @> (%s)', e) INTO missing USING f;
 	RETURN format('%s missing, %s layers', missing,
 				  CASE WHEN kind = 'boolean' THEN 7
 					   ELSE jsonb_array_length(bloom_info(f)->'layers') END);
@@ -60,7 +44,7 @@ FROM unnest('{integer,text,bytea,uuid,boolean,float,numeric,date,timestamp,times
 CREATE TEMP TABLE fpr_case (ord int, layout text, fpr float8, f bloomfilter);
 INSERT INTO fpr_case
 SELECT ord, layout, fpr,
-	   (SELECT bloom_add_all(bloom_empty_scalable(1000, fpr, 2, 0.5, layout), array_agg('key-' || i)) FROM sk)
+	   (SELECT bloom_add_all(bloom_empty_scalable(1000, fpr, 2, 0.5, layout), array_agg('key-' || i)) FROM ck)
 FROM (VALUES (1, 'blocked', 0.01), (2, 'blocked', 0.001), (3, 'classic', 0.01)) v(ord, layout, fpr);
 
 CREATE TEMP TABLE fpr_measured AS
@@ -111,12 +95,12 @@ FROM loop_result;
 
 -- 21-22: union of filters of different layer counts holds every key of both
 CREATE TEMP TABLE halves AS
-SELECT (SELECT bloom_add_all(bloom_empty_scalable(1000, 0.01), array_agg('key-' || i)) FROM sk WHERE i <= 90000) AS a,
-	   (SELECT bloom_add_all(bloom_empty_scalable(1000, 0.01), array_agg('key-' || i)) FROM sk WHERE i > 90000) AS b;
-SELECT is((SELECT count(*) FROM sk WHERE NOT (a | b) @> ('key-' || i)), 0::bigint,
+SELECT (SELECT bloom_add_all(bloom_empty_scalable(1000, 0.01), array_agg('key-' || i)) FROM ck WHERE i <= 90000) AS a,
+	   (SELECT bloom_add_all(bloom_empty_scalable(1000, 0.01), array_agg('key-' || i)) FROM ck WHERE i > 90000) AS b;
+SELECT is((SELECT count(*) FROM ck WHERE NOT (a | b) @> ('key-' || i)), 0::bigint,
 		  'a | b (7 and 4 layers): all 100,000 keys found')
 FROM halves;
-SELECT is((SELECT count(*) FROM sk WHERE NOT u @> ('key-' || i)), 0::bigint,
+SELECT is((SELECT count(*) FROM ck WHERE NOT u @> ('key-' || i)), 0::bigint,
 		  'bloom_union_agg of the two: all 100,000 keys found')
 FROM (SELECT bloom_union_agg(f) AS u FROM (SELECT a AS f FROM halves UNION ALL SELECT b FROM halves) x) y;
 

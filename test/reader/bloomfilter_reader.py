@@ -669,7 +669,102 @@ _TEXT_RE = re.compile(
 # The filter
 # --------------------------------------------------------------------------
 
-class BloomFilter:
+# -- what the plain, scalable and cuckoo readers share ----------------------
+_LAYOUT_OF_NAME = {v: k for k, v in LAYOUT_NAMES.items()}
+_KIND_OF_NAME = {v: k for k, v in KEY_KIND_NAMES.items()}
+
+
+def _unpack_header(fmt, data):
+    """The fields after the magic of a value's 64-byte header (fmt: _HEADER
+    or _SCALABLE_HEADER), once the length and the magic are checked."""
+    if len(data) < HEADER_SIZE:
+        raise FormatError('value is %d bytes, shorter than the 64-byte header' % len(data))
+    fields = fmt.unpack_from(data)
+    if fields[0] != MAGIC:
+        raise FormatError('bad magic bytes %s (expected "BLMF")'
+                          % ' '.join('%02x' % c for c in fields[0]))
+    return fields[1:]
+
+
+def _hex_bytes(s):
+    """The bytes of psql's output of a bytea ('\\x424c4d46...')."""
+    s = s.strip()
+    if s.startswith('\\x'):
+        s = s[2:]
+    return bytes.fromhex(s)
+
+
+def _check_version(version):
+    if version != FORMAT_VERSION:
+        raise FormatError('unrecognized format version %d (this build reads version %d)'
+                          % (version, FORMAT_VERSION))
+
+
+def _check_layout(layout):
+    if layout not in LAYOUT_NAMES:
+        raise FormatError('unrecognized layout %d (expected 1 for blocked, 2 for classic or '
+                          '3 for counting)' % layout)
+
+
+def _check_key_kind(key_kind):
+    if not 0 <= key_kind <= KEY_KIND_MAX:
+        raise FormatError('unrecognized key kind %d (this build knows 0..%d)'
+                          % (key_kind, KEY_KIND_MAX))
+
+
+def _check_sizing(layout, nbits, capacity, fpr):
+    """The bit count (positive, aligned for the layout), the capacity and the
+    target rate of a header, in this order (bf_header_check)."""
+    if nbits == 0:
+        raise FormatError('bit count 0 is not positive')
+    align = CLASSIC_ALIGN_BITS if layout == LAYOUT_CLASSIC else BLOCK_BITS
+    if nbits % align:
+        raise FormatError('bit count %d is not a multiple of %d for layout %s'
+                          % (nbits, align, LAYOUT_NAMES[layout]))
+    if capacity < 1:
+        raise FormatError('capacity 0 is out of range (must be at least 1)')
+    if not (math.isfinite(fpr) and 0.0 < fpr < 1.0):
+        raise FormatError('target false-positive rate %s is out of range (0, 1)'
+                          % format_double(fpr))
+
+
+def _canonical_base64(data):
+    """The bytes of a payload, which must be valid base64; None when it is
+    not in canonical form."""
+    try:
+        payload = base64.b64decode(data, validate=True)
+    except ValueError:
+        raise FormatError('payload is not valid base64') from None
+    return payload if base64.b64encode(payload).decode() == data else None
+
+
+class _KeyChecks:
+    """Checks of keys, for a filter class with key_kind and
+    contains_canonical (the plain, scalable and cuckoo filters)."""
+
+    __slots__ = ()
+
+    def contains(self, key, sqltype=None):
+        """False: the key was definitely never added.  True: it may have
+        been.  sqltype: the SQL type the key stands for ('int4', 'float4',
+        'bpchar', 'name', 'numeric', ...), inferred from the value if None.
+        A key of another kind than the filter's is a KeyKindError, as on the
+        server; None (NULL) gives None."""
+        if key is None:
+            return None
+        kind, canons = probe_bytes(key, sqltype)
+        if self.key_kind != KEY_NONE and kind != self.key_kind:
+            raise KeyKindError('key of key kind %s does not match this filter\'s key kind %s'
+                               % (KEY_KIND_NAMES[kind], KEY_KIND_NAMES[self.key_kind]))
+        if self.key_kind == KEY_NONE:
+            return False
+        return any(self.contains_canonical(c) for c in canons)
+
+    def __contains__(self, key):
+        return bool(self.contains(key))
+
+
+class BloomFilter(_KeyChecks):
     """A decoded, validated filter of format version 1."""
 
     __slots__ = ('version', 'family', 'layout', 'key_kind', 'hashes', 'flags',
@@ -695,23 +790,17 @@ class BloomFilter:
 
     # -- validation, in the order of the fields (bf_header_check) ----------
     def _check(self):
-        if self.version != FORMAT_VERSION:
-            raise FormatError('unrecognized format version %d (this build reads version %d)'
-                              % (self.version, FORMAT_VERSION))
+        _check_version(self.version)
         if self.family == 4:
             raise FormatError('family 4 is a scalable filter (read it with ScalableFilter)')
         if self.family not in (FAMILY_BLOOM, FAMILY_COUNTING):
             raise FormatError('unsupported filter family %d (this build reads families 1, bloom, '
                               '2, counting, and 4, scalable)' % self.family)
-        if self.layout not in LAYOUT_NAMES:
-            raise FormatError('unrecognized layout %d (expected 1 for blocked, 2 for classic or '
-                              '3 for counting)' % self.layout)
+        _check_layout(self.layout)
         if layout_family(self.layout) != self.family:
             raise FormatError('layout %s does not belong to family %d (counting is family 2, '
                               'the others family 1)' % (LAYOUT_NAMES[self.layout], self.family))
-        if not 0 <= self.key_kind <= KEY_KIND_MAX:
-            raise FormatError('unrecognized key kind %d (this build knows 0..%d)'
-                              % (self.key_kind, KEY_KIND_MAX))
+        _check_key_kind(self.key_kind)
         if not 1 <= self.hashes <= MAX_HASHES:
             raise FormatError('hash count %d is out of range 1..%d' % (self.hashes, MAX_HASHES))
         if self.flags != 0:
@@ -719,30 +808,14 @@ class BloomFilter:
         if self.layers != 1:
             raise FormatError('layer count %d is not supported (version 1 has exactly 1 layer)'
                               % self.layers)
-        if self.nbits == 0:
-            raise FormatError('bit count 0 is not positive')
-        align = CLASSIC_ALIGN_BITS if self.layout == LAYOUT_CLASSIC else BLOCK_BITS
-        if self.nbits % align:
-            raise FormatError('bit count %d is not a multiple of %d for layout %s'
-                              % (self.nbits, align, LAYOUT_NAMES[self.layout]))
-        if self.capacity < 1:
-            raise FormatError('capacity 0 is out of range (must be at least 1)')
-        f = self.target_fpr
-        if not (math.isfinite(f) and 0.0 < f < 1.0):
-            raise FormatError('target false-positive rate %s is out of range (0, 1)'
-                              % format_double(f))
+        _check_sizing(self.layout, self.nbits, self.capacity, self.target_fpr)
 
     @classmethod
     def from_bytes(cls, data):
         """Decode and validate the bytes of bf::bytea (or binary COPY/recv)."""
         data = bytes(data)
-        if len(data) < HEADER_SIZE:
-            raise FormatError('value is %d bytes, shorter than the 64-byte header' % len(data))
-        (magic, version, family, layout, key_kind, hashes, flags, layers, nbits,
-         capacity, fpr, added, reserved) = _HEADER.unpack_from(data)
-        if magic != MAGIC:
-            raise FormatError('bad magic bytes %s (expected "BLMF")'
-                              % ' '.join('%02x' % c for c in magic))
+        (version, family, layout, key_kind, hashes, flags, layers, nbits,
+         capacity, fpr, added, reserved) = _unpack_header(_HEADER, data)
         self = cls.__new__(cls)
         self.version, self.family, self.layout = version, family, layout
         self.key_kind, self.hashes, self.flags = key_kind, hashes, flags
@@ -760,10 +833,7 @@ class BloomFilter:
     @classmethod
     def from_hex(cls, s):
         """From psql's output of bf::bytea ('\\x424c4d46...')."""
-        s = s.strip()
-        if s.startswith('\\x'):
-            s = s[2:]
-        return cls.from_bytes(bytes.fromhex(s))
+        return cls.from_bytes(_hex_bytes(s))
 
     @classmethod
     def from_text(cls, s):
@@ -772,11 +842,9 @@ class BloomFilter:
         if not mo:
             raise FormatError('not the text form of a bloomfilter')
         (version, layout, hashes, kind, nbits, capacity, fpr_s, added, data) = mo.groups()
-        layouts = {v: k for k, v in LAYOUT_NAMES.items()}
-        kinds = {v: k for k, v in KEY_KIND_NAMES.items()}
-        if layout not in layouts:
+        if layout not in _LAYOUT_OF_NAME:
             raise FormatError('unrecognized layout "%s"' % layout)
-        if kind not in kinds:
+        if kind not in _KIND_OF_NAME:
             raise FormatError('unrecognized key kind "%s"' % kind)
         try:
             fpr = float(fpr_s)
@@ -785,19 +853,16 @@ class BloomFilter:
         if format_double(fpr) != fpr_s:
             raise FormatError('target_fpr %r is not in canonical form' % fpr_s)
         self = cls.__new__(cls)
-        self.version, self.layout = int(version), layouts[layout]
+        self.version, self.layout = int(version), _LAYOUT_OF_NAME[layout]
         self.family = layout_family(self.layout)
-        self.key_kind, self.hashes, self.flags = kinds[kind], int(hashes), 0
+        self.key_kind, self.hashes, self.flags = _KIND_OF_NAME[kind], int(hashes), 0
         self.layers, self.nbits, self.capacity = 1, int(nbits), int(capacity)
         self.target_fpr, self.added = fpr, int(added)
         if self.hashes > 0xFFFF or self.nbits > U64 or self.capacity > U64 or self.added > U64:
             raise FormatError('a header field is out of range')
         self._check()
-        try:
-            bits = base64.b64decode(data, validate=True)
-        except ValueError:
-            raise FormatError('payload is not valid base64') from None
-        if len(bits) != self.nbits // 8 or base64.b64encode(bits).decode() != data:
+        bits = _canonical_base64(data)
+        if bits is None or len(bits) != self.nbits // 8:
             raise FormatError('payload is not the canonical base64 of %d bytes' % (self.nbits // 8))
         self.bits = bytearray(bits)
         return self
@@ -863,25 +928,6 @@ class BloomFilter:
             if not (bits[base + (p >> 3)] >> (p & 7)) & 1:
                 return False
         return True
-
-    def contains(self, key, sqltype=None):
-        """False: the key was definitely never added.  True: it may have
-        been.  sqltype: the SQL type the key stands for ('int4', 'float4',
-        'bpchar', 'name', 'numeric', ...), inferred from the value if None.
-        A key of another kind than the filter's is a KeyKindError, as on the
-        server; None (NULL) gives None."""
-        if key is None:
-            return None
-        kind, canons = probe_bytes(key, sqltype)
-        if self.key_kind != KEY_NONE and kind != self.key_kind:
-            raise KeyKindError('key of key kind %s does not match this filter\'s key kind %s'
-                               % (KEY_KIND_NAMES[kind], KEY_KIND_NAMES[self.key_kind]))
-        if self.key_kind == KEY_NONE:
-            return False
-        return any(self.contains_canonical(c) for c in canons)
-
-    def __contains__(self, key):
-        return bool(self.contains(key))
 
     def add(self, key, sqltype=None):
         """Add a key (as bloom_add does: sets the key kind, counts added)."""
@@ -962,7 +1008,7 @@ def layer_fpr(fpr, ratio, i):
     return t
 
 
-class ScalableFilter:
+class ScalableFilter(_KeyChecks):
     """A decoded, validated scalable filter (family 4): layers of plain
     Bloom filters; a key is "maybe" when any layer says so."""
 
@@ -983,18 +1029,12 @@ class ScalableFilter:
         return sum(layer.nbits for layer in self.layers)
 
     def _check_outer(self, hashes, flags, nlayers, nbits):
-        if self.version != FORMAT_VERSION:
-            raise FormatError('unrecognized format version %d (this build reads version %d)'
-                              % (self.version, FORMAT_VERSION))
-        if self.layout not in LAYOUT_NAMES:
-            raise FormatError('unrecognized layout %d (expected 1 for blocked, 2 for classic or '
-                              '3 for counting)' % self.layout)
+        _check_version(self.version)
+        _check_layout(self.layout)
         if self.layout == LAYOUT_COUNTING:
             raise FormatError('layout counting does not belong to family 4 (the layers of a '
                               'scalable filter are blocked or classic)')
-        if not 0 <= self.key_kind <= KEY_KIND_MAX:
-            raise FormatError('unrecognized key kind %d (this build knows 0..%d)'
-                              % (self.key_kind, KEY_KIND_MAX))
+        _check_key_kind(self.key_kind)
         if hashes != 0:
             raise FormatError('hash count %d of a scalable filter is not 0 (each layer has its own)'
                               % hashes)
@@ -1002,18 +1042,7 @@ class ScalableFilter:
             raise FormatError('unrecognized flags 0x%04x (version 1 defines no flags)' % flags)
         if not 1 <= nlayers <= MAX_LAYERS:
             raise FormatError('layer count %d is out of range 1..%d' % (nlayers, MAX_LAYERS))
-        if nbits == 0:
-            raise FormatError('bit count 0 is not positive')
-        align = CLASSIC_ALIGN_BITS if self.layout == LAYOUT_CLASSIC else BLOCK_BITS
-        if nbits % align:
-            raise FormatError('bit count %d is not a multiple of %d for layout %s'
-                              % (nbits, align, LAYOUT_NAMES[self.layout]))
-        if self.capacity < 1:
-            raise FormatError('capacity 0 is out of range (must be at least 1)')
-        f = self.target_fpr
-        if not (math.isfinite(f) and 0.0 < f < 1.0):
-            raise FormatError('target false-positive rate %s is out of range (0, 1)'
-                              % format_double(f))
+        _check_sizing(self.layout, nbits, self.capacity, self.target_fpr)
         if not MIN_GROWTH <= self.growth <= MAX_GROWTH:
             raise FormatError('growth %d is out of range %d..%d' % (self.growth, MIN_GROWTH, MAX_GROWTH))
         r = self.ratio
@@ -1061,13 +1090,8 @@ class ScalableFilter:
     @classmethod
     def from_bytes(cls, data):
         data = bytes(data)
-        if len(data) < HEADER_SIZE:
-            raise FormatError('value is %d bytes, shorter than the 64-byte header' % len(data))
-        (magic, version, family, layout, key_kind, hashes, flags, nlayers, nbits,
-         capacity, fpr, added, growth, zero, ratio) = _SCALABLE_HEADER.unpack_from(data)
-        if magic != MAGIC:
-            raise FormatError('bad magic bytes %s (expected "BLMF")'
-                              % ' '.join('%02x' % c for c in magic))
+        (version, family, layout, key_kind, hashes, flags, nlayers, nbits,
+         capacity, fpr, added, growth, zero, ratio) = _unpack_header(_SCALABLE_HEADER, data)
         if family != FAMILY_SCALABLE:
             raise FormatError('family %d is not 4, scalable' % family)
         self = cls()
@@ -1086,10 +1110,7 @@ class ScalableFilter:
 
     @classmethod
     def from_hex(cls, s):
-        s = s.strip()
-        if s.startswith('\\x'):
-            s = s[2:]
-        return cls.from_bytes(bytes.fromhex(s))
+        return cls.from_bytes(_hex_bytes(s))
 
     @classmethod
     def from_text(cls, s):
@@ -1098,26 +1119,22 @@ class ScalableFilter:
             raise FormatError('not the text form of a scalable bloomfilter')
         (version, layout, kind, nlayers, nbits, capacity, fpr_s, growth, ratio_s, added,
          data) = mo.groups()
-        layouts = {v: k for k, v in LAYOUT_NAMES.items()}
-        kinds = {v: k for k, v in KEY_KIND_NAMES.items()}
-        if layout not in layouts or kind not in kinds:
+        if layout not in _LAYOUT_OF_NAME or kind not in _KIND_OF_NAME:
             raise FormatError('unrecognized layout or key kind')
         fpr, ratio = float(fpr_s), float(ratio_s)
         if format_double(fpr) != fpr_s or format_double(ratio) != ratio_s:
             raise FormatError('target_fpr or ratio is not in canonical form')
         self = cls()
-        self.version, self.layout, self.key_kind = int(version), layouts[layout], kinds[kind]
+        self.version, self.layout = int(version), _LAYOUT_OF_NAME[layout]
+        self.key_kind = _KIND_OF_NAME[kind]
         self.capacity, self.target_fpr, self.added = int(capacity), fpr, int(added)
         self.growth, self.ratio = int(growth), ratio
         nlayers, nbits = int(nlayers), int(nbits)
         if self.capacity > U64 or self.added > U64 or nbits > U64:
             raise FormatError('a header field is out of range')
         self._check_outer(0, 0, nlayers, nbits)
-        try:
-            payload = base64.b64decode(data, validate=True)
-        except ValueError:
-            raise FormatError('payload is not valid base64') from None
-        if base64.b64encode(payload).decode() != data:
+        payload = _canonical_base64(data)
+        if payload is None:
             raise FormatError('payload is not canonical base64')
         self._read_layers(payload, nlayers, nbits)
         return self
@@ -1150,20 +1167,6 @@ class ScalableFilter:
 
     def contains_canonical(self, canon):
         return any(layer.contains_canonical(canon) for layer in self.layers)
-
-    def contains(self, key, sqltype=None):
-        if key is None:
-            return None
-        kind, canons = probe_bytes(key, sqltype)
-        if self.key_kind != KEY_NONE and kind != self.key_kind:
-            raise KeyKindError('key of key kind %s does not match this filter\'s key kind %s'
-                               % (KEY_KIND_NAMES[kind], KEY_KIND_NAMES[self.key_kind]))
-        if self.key_kind == KEY_NONE:
-            return False
-        return any(self.contains_canonical(c) for c in canons)
-
-    def __contains__(self, key):
-        return bool(self.contains(key))
 
     def add(self, key, sqltype=None):
         """Add a key as bloom_add does: each form that does not test positive
@@ -1235,7 +1238,7 @@ CUCKOO_SLOTS = 4
 GOLDEN64 = 0x9E3779B97F4A7C15
 
 
-class CuckooFilter:
+class CuckooFilter(_KeyChecks):
     """A decoded, validated cuckoo filter (read-only: checks and counts)."""
 
     __slots__ = ('key_kind', 'fp_bits', 'nbuckets', 'capacity', 'target_fpr', 'count', 'slots')
@@ -1243,12 +1246,8 @@ class CuckooFilter:
     @classmethod
     def from_bytes(cls, data):
         data = bytes(data)
-        if len(data) < HEADER_SIZE:
-            raise FormatError('value is %d bytes, shorter than the 64-byte header' % len(data))
-        (magic, version, family, layout, key_kind, fp_bits, flags, layers, nbuckets,
-         capacity, fpr, count, reserved) = _HEADER.unpack_from(data)
-        if magic != MAGIC:
-            raise FormatError('bad magic bytes %s (expected "BLMF")' % ' '.join('%02x' % c for c in magic))
+        (version, family, layout, key_kind, fp_bits, flags, layers, nbuckets,
+         capacity, fpr, count, reserved) = _unpack_header(_HEADER, data)
         if version != FORMAT_VERSION:
             raise FormatError('unrecognized format version %d (this build reads version 1)' % version)
         if family != FAMILY_CUCKOO:
@@ -1278,10 +1277,7 @@ class CuckooFilter:
 
     @classmethod
     def from_hex(cls, s):
-        s = s.strip()
-        if s.startswith('\\x'):
-            s = s[2:]
-        return cls.from_bytes(bytes.fromhex(s))
+        return cls.from_bytes(_hex_bytes(s))
 
     def slot(self, j):
         """Slot j: bits j*f .. j*f + f - 1 of the payload, least significant first."""
@@ -1305,14 +1301,6 @@ class CuckooFilter:
     def contains_canonical(self, canon):
         return self.count_canonical(canon) > 0
 
-    def contains(self, key, sqltype=None):
-        if key is None:
-            return None
-        kind, canons = probe_bytes(key, sqltype)
-        if self.key_kind != KEY_NONE and kind != self.key_kind:
-            raise KeyKindError('key of key kind %s does not match this filter\'s key kind %s'
-                               % (KEY_KIND_NAMES[kind], KEY_KIND_NAMES[self.key_kind]))
-        return self.key_kind != KEY_NONE and any(self.contains_canonical(c) for c in canons)
 
 
 # cuckoo_empty(100, 0.01) || 'alice' || 'bob' || 'bob': f = 10, 27 buckets;

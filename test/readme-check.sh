@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Static checks of README.md (no server), from the repository root:
+#  1. every SQL object of sql/bloomfilter--1.1.sql a user may meet is named
+#     in README.md: functions (all but the types' I/O functions), aggregates,
+#     types, operators (in backquotes), casts (both types), operator classes,
+#     tables, views, event triggers, and every GUC the C code defines;
+#  2. every link to an anchor (#x, README.md#x, test/README.md#x,
+#     src/README.md#x) resolves to a heading of that file, with GitHub's rule
+#     for heading anchors;
+#  3. every relative file link points to an existing file.
+# Prints each problem and "readme-check: N problems" last; exits non-zero on any.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+exec perl -x "$0" "$@"
+#!perl
+use strict;
+use warnings;
+
+my $problems = 0;
+sub problem { print "$_[0]\n"; $problems++; }
+
+sub slurp
+{
+	my ($f) = @_;
+	open(my $fh, '<', $f) or die "cannot read $f: $!";
+	local $/;
+	my $text = <$fh>;
+	close($fh);
+	return $text;
+}
+
+my $readme = slurp('README.md');
+my $sql = slurp('sql/bloomfilter--1.1.sql');
+$sql =~ s/--[^\n]*//g;
+
+# ---- 1. objects
+my %io;
+while ($sql =~ /CREATE TYPE\s+\w+\s*\((.*?)\);/sg)
+{
+	my $def = $1;
+	$io{lc $1} = 1 while $def =~ /\b(?:INPUT|OUTPUT|RECEIVE|SEND)\s*=\s*(\w+)/ig;
+}
+my %named;
+while ($sql =~ /CREATE\s+(FUNCTION|AGGREGATE|TYPE|TABLE|VIEW|EVENT TRIGGER|OPERATOR CLASS)\s+(\w+)/ig)
+{
+	my ($kind, $name) = (uc $1, lc $2);
+	next if $kind eq 'FUNCTION' && $io{$name};
+	$named{"$kind $name"} = $name;
+}
+for my $obj (sort keys %named)
+{
+	my $name = $named{$obj};
+	problem("not in README.md: $obj") unless $readme =~ /\b\Q$name\E\b/;
+}
+
+my %ops;
+$ops{$1} = 1 while $sql =~ /CREATE OPERATOR\s+([^\s\w(]+)\s*\(/g;
+for my $op (sort keys %ops)
+{
+	(my $escaped = $op) =~ s/\|/\\|/g;
+	my $found = 0;
+	for my $form ($op, $escaped)
+	{
+		$found = 1 if $readme =~ /`(?:[^`\n]*\s)?\Q$form\E(?:\s[^`\n]*)?`/;
+	}
+	problem("operator not in README.md (in backquotes): $op") unless $found;
+}
+
+while ($sql =~ /CREATE CAST\s*\(\s*(\w+)\s+AS\s+(\w+)\s*\)/ig)
+{
+	my ($from, $to) = (lc $1, lc $2);
+	problem("cast ($from AS $to): a type not in README.md")
+	  unless $readme =~ /\b\Q$from\E\b/ && $readme =~ /\b\Q$to\E\b/;
+}
+problem('README.md never mentions casts') unless $readme =~ /\bcasts?\b/;
+
+for my $c (glob('src/*.c src/*/*.c'))
+{
+	my $code = slurp($c);
+	while ($code =~ /DefineCustom\w+Variable\(\s*"([\w.]+)"/g)
+	{
+		problem("GUC not in README.md: $1") unless $readme =~ /\Q$1\E/;
+	}
+}
+
+# ---- 2, 3. links
+my %anchors;
+sub anchors_of
+{
+	my ($file) = @_;
+	return $anchors{$file} if $anchors{$file};
+	my (%seen, %set);
+	my $in_code = 0;
+	for my $line (split /\n/, slurp($file))
+	{
+		$in_code = !$in_code if $line =~ /^\s*```/;
+		next if $in_code || $line !~ /^#{1,6}\s+(.*?)\s*$/;
+		my $a = lc $1;
+		$a =~ s/[^\w\- ]//g;
+		$a =~ s/ /-/g;
+		my $n = $seen{$a}++;
+		$set{$n ? "$a-$n" : $a} = 1;
+	}
+	return $anchors{$file} = \%set;
+}
+
+for my $file ('README.md', 'test/README.md', 'src/README.md')
+{
+	(my $dir = $file) =~ s{[^/]*$}{};
+	my $text = slurp($file);
+	$text =~ s/^\s*```.*?^\s*```//msg;
+	while ($text =~ /\]\(([^)\s]+)\)/g)
+	{
+		my $link = $1;
+		next if $link =~ m{^[a-z]+://};
+		my ($path, $anchor) = $link =~ /^([^#]*)(?:#(.*))?$/;
+		my $target = $path eq '' ? $file : "$dir$path";
+		$target =~ s{^\./}{};
+		1 while $target =~ s{[^/]+/\.\./}{};
+		if (!-e $target)
+		{
+			problem("$file: link to a missing file: $link");
+			next;
+		}
+		next unless defined $anchor;
+		problem("$file: link to a missing anchor: $link")
+		  unless $target =~ /\.md$/ && anchors_of($target)->{$anchor};
+	}
+}
+
+print "readme-check: $problems problems\n";
+exit($problems ? 1 : 0);
