@@ -32,19 +32,18 @@ while (($#)); do
 	--rows) ROWS=$2; shift ;;
 	--quick) ROWS=100000 ;;
 	--no-build) BUILD=0 ;;
-	-h | --help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) bf_usage "${BASH_SOURCE[0]}"; exit 0 ;;
 	*) bf_err "unrecognized option $1 (see --help)"; exit 2 ;;
 	esac
 	shift
 done
-if ! [[ $ROWS =~ ^[1-9][0-9]*$ ]] || ((ROWS < 10000)); then
-	bf_err "--rows must be an integer of at least 10000 (got '$ROWS')"
+bf_require_positive ROWS
+if ((ROWS < 10000)); then
+	bf_err "ROWS must be at least 10000 (got $ROWS)"
 	exit 2
 fi
 
-trap 'bf_stop_server' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bf_server_traps
 
 if ((BUILD)); then
 	bf_ensure_packages
@@ -56,7 +55,7 @@ bf_start_server \
 	"shared_buffers = 256MB" \
 	"max_wal_size = 4GB" \
 	"jit = off"
-load_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
+load_start=$(bf_loadavg)
 
 q() { bf_psql -At -d postgres -c "$1"; }
 q "CREATE EXTENSION bloomfilter" >/dev/null
@@ -99,4 +98,4 @@ for fpr in 0.01 0.001; do
 	  FROM m ORDER BY m.column"
 done
 echo
-echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
+echo "load average at the end: $(bf_loadavg)"
