@@ -2,8 +2,8 @@
 #
 # Growth: a guard sized for 10,000 keys takes 45,000 in batches of 500; after
 # every batch the measured false-positive rate on 20,000 absent keys stays
-# under 2 x target (the background rebuild with twice the capacity comes in
-# time), and every key is found.
+# under 2 x target (the filter grows by layers, test 119; if a rebuild runs,
+# it must come in time), and every key is found.
 #
 # Growth again after the filter was rebuilt back at its defined capacity (the
 # same slot growing twice from the same capacity).
