@@ -73,6 +73,7 @@
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
 
+#include "bf_agg_batch.h"
 #include "bf_cache.h"
 #include "bf_expanded.h"
 
@@ -699,8 +700,11 @@ bf_call_site_value(FunctionCallInfo fcinfo, BfCallSite *site, int argno,
 	struct varlena *ptr = (struct varlena *) DatumGetPointer(d);
 	struct varatt_external toast;
 
-	/* An expanded value (a PL/pgSQL variable) is read where it is. */
-	if (bf_expanded_open(d, v))
+	/*
+	 * An expanded value (a PL/pgSQL variable, a sized aggregate's result) is
+	 * read where it is.
+	 */
+	if (bf_expanded_open(d, v) || bf_agg_batch_open(d, v))
 		return;
 
 	/* A value in memory or inline in its row costs nothing to open. */
