@@ -6,10 +6,12 @@
  * Self-sizing (bloom_agg(key), or a second argument in (0, 1), the target
  * false-positive rate): the state collects the 64-bit hash of every key (the
  * blocked layout's hash) in a growable array.  When the array is full it is
- * sorted and deduplicated in place; it grows only when that freed less than
- * half of it, to twice the distinct count.  So the state holds at most
- * 2 x 8 bytes per distinct key (plus 8 bytes per row since the last
- * compaction, within the same bound).  The final function sorts and
+ * sorted and deduplicated in place (only the hashes added since the last
+ * time are sorted, then merged: see compact); it grows only when that freed
+ * less than half of it, to twice the distinct count.  So the state holds at
+ * most 2 x 8 bytes per distinct key (plus 8 bytes per row since the last
+ * compaction, within the same bound), and a compaction 8 bytes more per
+ * distinct key while it merges.  The final function sorts and
  * deduplicates once more, sizes a blocked filter for exactly n = the number
  * of distinct hashes with bf_value_create(n, fpr), and sets the bits (in
  * block order, since the block index is monotonic in the hash).  The result
