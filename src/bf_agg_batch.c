@@ -7,8 +7,8 @@
  * (the key's block is nowhere near the last one's), and a row of
  * bloom_agg(key, capacity, fpr) is otherwise a few dozen nanoseconds.  So
  * the transition function keeps the hashes of the last rows pending, up to
- * BATCH_HASHES of them, and sets them together: first it prefetches the
- * line each will write, then it sets the bits, and the misses overlap
+ * BATCH_HASHES of them, and sets them together, prefetching the line of
+ * each key PREFETCH_AHEAD keys before setting its bits: the misses overlap
  * instead of following one another.  The bit array starts on a cache line,
  * so a blocked key's bits are in one line.
  *
@@ -144,7 +144,7 @@ bf_agg_batch_peek(BfAggBatch *b)
 	return &b->v;
 }
 
-/* Set the pending hashes' bits: prefetch every line, then write them. */
+/* Set the pending hashes' bits, each line prefetched PREFETCH_AHEAD keys ahead. */
 static void
 batch_apply(BfAggBatch *b)
 {
