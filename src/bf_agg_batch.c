@@ -144,7 +144,7 @@ bf_agg_batch_peek(BfAggBatch *b)
 	return &b->v;
 }
 
-/* Set the pending hashes' bits, each line prefetched PREFETCH_AHEAD keys ahead. */
+/* Set the pending hashes' bits, prefetching PREFETCH_AHEAD keys ahead. */
 static void
 batch_apply(BfAggBatch *b)
 {
