@@ -24,9 +24,9 @@
  * gives the same bits (they are ORed, or counted, one key at a time), so the
  * value is byte for byte the one the unbatched adds give.
  *
- * Only filters of at least BF_AGG_BATCH_MIN_BYTES are batched, and only in a plain
- * or sorted aggregation, as bf_agg.c decides: a smaller filter stays in the
- * caches, and its state is the plain value, as in a window aggregate.
+ * Only filters of at least BF_AGG_BATCH_MIN_BYTES are batched, and only in
+ * a plain or sorted aggregation, as bf_agg.c decides: a smaller filter stays
+ * in the caches, and its state is the plain value, as in a window aggregate.
  */
 #include "postgres.h"
 
