@@ -41,6 +41,7 @@ OBJS = \
 	src/bf_io.o \
 	src/bf_ops.o \
 	src/bf_agg.o \
+	src/bf_agg_batch.o \
 	src/bf_expanded.o \
 	src/bf_agg_auto.o \
 	src/bf_agg_state.o \

@@ -87,3 +87,59 @@ SELECT bloom_agg(i, 1000, 0.01) IS NOT NULL FROM generate_series(1, 1000) i;
 -- once per query, not once per group
 SELECT count(*) FROM (SELECT bloom_agg(i, 100, 0.01) IS NOT NULL AS built
                        FROM generate_series(1, 10000) i GROUP BY i % 10) s WHERE built;
+
+-- A filter of 512 kB or more, in a plain or sorted aggregation, adds its keys
+-- in batches (the state is an expanded object with pending hashes): every
+-- way of reading the result sees them all, and the value is byte for byte
+-- the one a hashed aggregation (unbatched) builds.
+CREATE TABLE big_keys AS
+	SELECT g % 2 AS part, 'k' || g AS k FROM generate_series(1, 100000) g;
+CREATE TEMP TABLE big_builds (how text, f bloomfilter);
+INSERT INTO big_builds SELECT 'plain', bloom_agg(k, 450000, 0.01) FROM big_keys;
+INSERT INTO big_builds SELECT 'classic', bloom_agg(k, 450000, 0.001, 'classic') FROM big_keys;
+INSERT INTO big_builds SELECT 'counting', bloom_agg(k, 450000, 0.01, 'counting') FROM big_keys;
+SET enable_sort = off;
+INSERT INTO big_builds
+	SELECT 'hashed ' || part, bloom_agg(k, 450000, 0.01) FROM big_keys GROUP BY part;
+INSERT INTO big_builds
+	SELECT 'hashed', bloom_agg(k, 450000, 0.01) FROM big_keys GROUP BY part / 2;
+RESET enable_sort;
+SET enable_hashagg = off;
+INSERT INTO big_builds
+	SELECT 'sorted ' || part, bloom_agg(k, 450000, 0.01) FROM big_keys GROUP BY part;
+RESET enable_hashagg;
+SELECT octet_length(f::bytea) >= 512 * 1024 AS batched_size,
+       (SELECT f FROM big_builds WHERE how = 'hashed') = f AS same_as_hashed,
+       bloom_info(f)->'added' AS added
+FROM big_builds WHERE how = 'plain';
+SELECT s.how, s.f = h.f AS same_as_hashed
+FROM big_builds s JOIN big_builds h ON h.how = 'hashed ' || substr(s.how, 8)
+WHERE s.how LIKE 'sorted %' ORDER BY 1;
+-- every key of each build answers "maybe", read by an operator in place
+SELECT b.how,
+       (SELECT count(*) FROM big_keys k
+        WHERE (b.how NOT LIKE '% %' OR b.how LIKE '% ' || k.part) AND
+              NOT b.f @> k.k) AS false_negatives
+FROM big_builds b ORDER BY 1;
+-- the result of the aggregate used as it is (an expanded object), not stored
+SELECT count(*) FILTER (WHERE NOT s.f @> k.k) AS false_negatives,
+       count(*) FILTER (WHERE NOT bloom_contains(s.f, k.k)) AS false_negatives_fn
+FROM (SELECT bloom_agg(k, 450000, 0.01) AS f FROM big_keys) s, big_keys k;
+SELECT md5(bloom_agg(k, 450000, 0.01)::bytea) = (SELECT md5(f::bytea) FROM big_builds WHERE how = 'plain') AS cast_sees_all
+FROM big_keys;
+-- a partial aggregation: each worker's batched state reaches the leader whole
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+ALTER TABLE big_keys SET (parallel_workers = 2);
+SELECT bloom_agg(k, 450000, 0.01) = (SELECT f FROM big_builds WHERE how = 'plain') AS parallel_same
+FROM big_keys;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+-- over capacity: the NOTICE estimates from the bits, pending keys set first
+SELECT bloom_info(bloom_agg('x' || g, 120000, 0.000001))->'added' AS added
+FROM generate_series(1, 400000) g;
+DROP TABLE big_keys;

@@ -147,4 +147,12 @@ SELECT bloom_agg(x) FROM generate_series(1, 1000) x;
 SELECT bloom_agg(x, 0.001) IS NOT NULL AS below_the_cap FROM generate_series(1, 90) x;
 RESET bloomfilter.agg_max_distinct;
 
+-- a compaction sorts the hashes added since the last one and merges them
+-- with those sorted before: a key repeated across compactions counts once
+SELECT bloom_agg(k) = bloom_agg(k, 30001, 0.01) AS repeats_across_compactions
+FROM (SELECT 'r' || ((g::bigint * 7919) % 30001) AS k
+      FROM generate_series(1, 200000) g) s;
+SELECT bloom_agg(k) = bloom_agg(k, 1, 0.01) AS one_key_many_rows
+FROM (SELECT 'same'::text AS k FROM generate_series(1, 10000)) s;
+
 DROP TABLE auto_names;

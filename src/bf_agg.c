@@ -10,8 +10,10 @@
  */
 #include "postgres.h"
 
+#include "nodes/execnodes.h"
 #include "utils/builtins.h"
 
+#include "bf_agg_batch.h"
 #include "bf_cache.h"
 #include "bf_keys.h"
 #include "bf_value.h"
@@ -60,7 +62,7 @@ check_same_sizing(const BfValue *v, int64 capacity, double fpr, int layout)
  * looked at again each time the count doubles.
  */
 static void
-notice_if_crowded_at(BfCallSite *site, const BfValue *v)
+notice_if_crowded_at(BfCallSite *site, const BfValue *v, BfAggBatch *batch)
 {
 	if (site->crowded_warned)
 		return;
@@ -73,6 +75,8 @@ notice_if_crowded_at(BfCallSite *site, const BfValue *v)
 	}
 	if (v->hdr.added < site->crowded_next)
 		return;
+	if (batch != NULL)
+		bf_agg_batch_settle(batch);	/* the estimate reads the bits */
 	if (bf_value_notice_if_crowded(v, false))
 		site->crowded_warned = true;
 	else
@@ -84,16 +88,17 @@ notice_if_crowded_at(BfCallSite *site, const BfValue *v)
  * A caller without call expressions (Citus's worker_partial_agg) makes a new
  * call site per row: there the bounds found for the last filter are kept
  * here, so that they are not searched for again on every row, and a filter's
- * first key starts over.
+ * first key starts over.  batch: v's batched state, or NULL.
  */
 static void
-notice_if_crowded(FunctionCallInfo fcinfo, BfCallSite *site, const BfValue *v)
+notice_if_crowded(FunctionCallInfo fcinfo, BfCallSite *site, const BfValue *v,
+				  BfAggBatch *batch)
 {
 	static BfCallSite bare;
 
 	if (fcinfo->flinfo->fn_expr != NULL)
 	{
-		notice_if_crowded_at(site, v);
+		notice_if_crowded_at(site, v, batch);
 		return;
 	}
 	if (v->hdr.added <= 1)
@@ -106,12 +111,64 @@ notice_if_crowded(FunctionCallInfo fcinfo, BfCallSite *site, const BfValue *v)
 	site->crowded_fpr = bare.crowded_fpr;
 	site->crowded_at = bare.crowded_at;
 	site->crowded_next = bare.crowded_next;
-	notice_if_crowded_at(site, v);
+	notice_if_crowded_at(site, v, batch);
 	bare.crowded_warned = site->crowded_warned;
 	bare.crowded_nbits = site->crowded_nbits;
 	bare.crowded_fpr = site->crowded_fpr;
 	bare.crowded_at = site->crowded_at;
 	bare.crowded_next = site->crowded_next;
+}
+
+/*
+ * The state of a plain or sorted aggregation whose filter is large enough to
+ * gain from batched adds (bf_agg_batch.c), created on the first key's row;
+ * NULL when the state is a plain value: in a window or hashed aggregation
+ * (which counts its memory by the aggregate's context and expects states it
+ * can copy cheaply), for a smaller filter, or called outside an aggregate.
+ */
+static BfAggBatch *
+batch_state(FunctionCallInfo fcinfo, int64 capacity, double fpr, int layout)
+{
+	MemoryContext aggcontext;
+	BfAggBatch *batch;
+	BfSize		size;
+	AggStrategy strategy;
+
+	if (AggCheckCallContext(fcinfo, &aggcontext) != AGG_CONTEXT_AGGREGATE ||
+		!IsA(fcinfo->context, AggState))
+		return NULL;
+	if (!PG_ARGISNULL(0))
+	{
+		batch = bf_agg_batch_owned(PG_GETARG_DATUM(0), aggcontext);
+		if (batch != NULL)
+			check_same_sizing(bf_agg_batch_peek(batch), capacity, fpr, layout);
+		return batch;
+	}
+	strategy = ((AggState *) fcinfo->context)->aggstrategy;
+	if (strategy != AGG_PLAIN && strategy != AGG_SORTED)
+		return NULL;
+	bf_value_check_sizing(capacity, fpr, layout, &size);
+	if (bf_payload_bytes(size.nbits) < BF_AGG_BATCH_MIN_BYTES)
+		return NULL;
+	return bf_agg_batch_create(capacity, fpr, layout, aggcontext);
+}
+
+/* The rest of bloom_agg_transfn's row with a batched state. */
+static Datum
+batch_add(FunctionCallInfo fcinfo, BfCallSite *site, BfAggBatch *batch)
+{
+	const BfValue *v = bf_agg_batch_peek(batch);
+	const BfKeyType *kt;
+	BfHash		hashes[BF_KEY_MAX_FORMS];
+	int			n;
+
+	kt = bf_call_site_arg_key(fcinfo, site, 1, 0);
+	bf_key_check_value(v->hdr.key_kind, kt);
+	n = bf_key_add_hashes(kt, PG_GETARG_DATUM(1), v->hdr.layout, hashes);
+	bf_agg_batch_add(batch, hashes, n);
+	bf_agg_batch_note_added(batch, kt->kind, 1);
+	notice_if_crowded(fcinfo, site, v, batch);
+	PG_RETURN_DATUM(bf_agg_batch_datum(batch));
 }
 
 /*
@@ -132,6 +189,7 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 	const BfKeyType *kt;
 	BfHash		hashes[BF_KEY_MAX_FORMS];
 	int			n;
+	BfAggBatch *batch;
 
 	/*
 	 * The sizing arguments are checked on every row, NULL keys included: a
@@ -175,6 +233,9 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
 
+	batch = batch_state(fcinfo, capacity, fpr, layout);
+	if (batch != NULL)
+		return batch_add(fcinfo, site, batch);
 	if (PG_ARGISNULL(0))
 		bf_value_create(capacity, fpr, layout, &v);
 	else
@@ -183,14 +244,13 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 		check_same_sizing(&v, capacity, fpr, layout);
 	}
 
-	site = bf_call_site(fcinfo);
 	kt = bf_call_site_arg_key(fcinfo, site, 1, 0);
 	bf_key_check_value(v.hdr.key_kind, kt);
 	n = bf_key_add_hashes(kt, PG_GETARG_DATUM(1), v.hdr.layout, hashes);
 	for (int h = 0; h < n; h++)
 		bf_add_hash(&v.hdr, v.bits, hashes[h]);
 	bf_value_note_added(&v, kt->kind, 1);
-	notice_if_crowded(fcinfo, site, &v);
+	notice_if_crowded(fcinfo, site, &v, NULL);
 	PG_RETURN_POINTER(v.raw);
 }
 
@@ -204,7 +264,7 @@ merge_transfn(FunctionCallInfo fcinfo, BfMergeOp op)
 	bf_value_from_datum(PG_GETARG_DATUM(1), false, &other);
 	bf_value_merge(&state, &other, op);
 	if (op == BF_MERGE_UNION)
-		notice_if_crowded(fcinfo, bf_call_site(fcinfo), &state);
+		notice_if_crowded(fcinfo, bf_call_site(fcinfo), &state, NULL);
 	PG_RETURN_POINTER(state.raw);
 }
 

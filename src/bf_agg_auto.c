@@ -6,10 +6,12 @@
  * Self-sizing (bloom_agg(key), or a second argument in (0, 1), the target
  * false-positive rate): the state collects the 64-bit hash of every key (the
  * blocked layout's hash) in a growable array.  When the array is full it is
- * sorted and deduplicated in place; it grows only when that freed less than
- * half of it, to twice the distinct count.  So the state holds at most
- * 2 x 8 bytes per distinct key (plus 8 bytes per row since the last
- * compaction, within the same bound).  The final function sorts and
+ * sorted and deduplicated in place (only the hashes added since the last
+ * time are sorted, then merged: see compact); it grows only when that freed
+ * less than half of it, to twice the distinct count.  So the state holds at
+ * most 2 x 8 bytes per distinct key (plus 8 bytes per row since the last
+ * compaction, within the same bound), and a compaction 8 bytes more per
+ * distinct key while it merges.  The final function sorts and
  * deduplicates once more, sizes a blocked filter for exactly n = the number
  * of distinct hashes with bf_value_create(n, fpr), and sets the bits (in
  * block order, since the block index is monotonic in the hash).  The result
@@ -360,24 +362,75 @@ radix_sort_u64(uint64 *a, Size n, int shift)
 	}
 }
 
-/* Sort and deduplicate the hashes in place. */
-static void
-compact(AutoState *st)
+/* Sort and deduplicate n hashes in place; returns how many are left. */
+static Size
+sort_unique(uint64 *a, Size n)
 {
-	Size		n = st->nhashes;
 	Size		u;
 
-	if (st->sorted)
-		return;
-	radix_sort_u64(st->hashes, n, 56);
+	radix_sort_u64(a, n, 56);
 	u = (n > 0) ? 1 : 0;
 	for (Size i = 1; i < n; i++)
 	{
-		if (st->hashes[i] != st->hashes[u - 1])
-			st->hashes[u++] = st->hashes[i];
+		if (a[i] != a[u - 1])
+			a[u++] = a[i];
 	}
-	st->nhashes = u;
-	st->sorted = true;
+	return u;
+}
+
+/*
+ * Merge a[p .. p + t) into a[0 .. p), both sorted and unique, keeping one of
+ * each hash; returns the length of the result, at a[0].  The second run is
+ * copied aside (t hashes) and the runs merged from the end down.
+ */
+static Size
+merge_runs(uint64 *a, Size p, Size t)
+{
+	uint64	   *s = palloc(t * sizeof(uint64));
+	Size		i = p,
+				j = t,
+				k = p + t;
+	Size		n;
+
+	memcpy(s, a + p, t * sizeof(uint64));
+	while (j > 0)
+	{
+		if (i > 0 && a[i - 1] >= s[j - 1])
+		{
+			if (a[i - 1] == s[j - 1])
+				j--;
+			a[--k] = a[--i];
+		}
+		else
+			a[--k] = s[--j];
+	}
+	pfree(s);
+	/* a[0 .. i) stayed; the rest is at a[k .. p + t): close the gap */
+	n = i + (p + t - k);
+	if (k > i)
+		memmove(a + i, a + k, (p + t - k) * sizeof(uint64));
+	return n;
+}
+
+/*
+ * Sort and deduplicate the hashes in place.  Only those added since the
+ * last compaction are sorted, then merged with the sorted ones: a hash is
+ * sorted once, not once per compaction (the array is compacted each time it
+ * fills, and grows by doubling).  The merge sets aside the new hashes
+ * (deduplicated), at most 8 bytes per distinct key for its duration.
+ */
+static void
+compact(AutoState *st)
+{
+	Size		p = st->nsorted;
+	Size		t;
+
+	if (p == st->nhashes)
+		return;
+	Assert(p < st->nhashes);
+	t = sort_unique(st->hashes + p, st->nhashes - p);
+	st->nhashes = (p > 0 && t > 0) ? merge_runs(st->hashes, p, t) : p + t;
+	st->nsorted = st->nhashes;
 }
 
 /*
@@ -444,7 +497,7 @@ state_create(double param, AutoSite *site)
 		st->nslots = AUTO_MIN_SLOTS;
 		st->hashes = palloc(st->nslots * sizeof(uint64));
 		st->nhashes = 0;
-		st->sorted = true;
+		st->nsorted = 0;
 	}
 	return st;
 }
@@ -535,7 +588,7 @@ merge_hashes(AutoState *dst, AutoState *src)
 	dst->hashes = out;
 	dst->nhashes = u;
 	dst->nslots = Max(u, (Size) AUTO_MIN_SLOTS);
-	dst->sorted = true;
+	dst->nsorted = u;
 	dst->nrows += src->nrows;
 	if (dst->key_kind == BF_KEY_NONE)
 		dst->key_kind = src->key_kind;
@@ -615,7 +668,6 @@ bf_auto_transition(FunctionCallInfo fcinfo, AutoState *st, MemoryContext cxt)
 				make_room(st);
 			st->hashes[st->nhashes++] = hashes[i].lo;
 		}
-		st->sorted = false;
 	}
 	return st;
 }
@@ -727,7 +779,7 @@ bf_auto_serialize(const AutoState *st, uint8 *p)
 		memcpy(p, VARDATA(st->filter.raw), VARSIZE(st->filter.raw) - VARHDRSZ);
 		return;
 	}
-	Assert(st->sorted);
+	Assert(st->nsorted == st->nhashes);
 	memcpy(p, AUTO_SER_MAGIC, 4);
 	p[4] = AUTO_SER_VERSION;
 	p[5] = st->key_kind;
@@ -813,7 +865,7 @@ bf_auto_deserialize(const uint8 *p, Size len, AutoState *st)
 			if (i > 0 && st->hashes[i] <= st->hashes[i - 1])
 				return "The state's hashes are not strictly increasing.";
 		}
-		st->sorted = true;
+		st->nsorted = st->nhashes;
 	}
 	return NULL;
 }

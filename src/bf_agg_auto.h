@@ -27,7 +27,7 @@ typedef struct AutoState
 	double		fpr;
 	uint64		cap;			/* most distinct hashes accepted */
 	uint8		key_kind;
-	bool		sorted;			/* hashes[0 .. nhashes) sorted, unique */
+	Size		nsorted;		/* hashes[0 .. nsorted) sorted, unique */
 	uint64		nrows;			/* non-NULL keys added */
 	uint64	   *hashes;
 	Size		nhashes;

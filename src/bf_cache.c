@@ -58,8 +58,6 @@
  */
 #include "postgres.h"
 
-#include <sys/mman.h>
-
 #include "access/detoast.h"
 #include "access/htup_details.h"
 #include "access/xact.h"
@@ -75,6 +73,7 @@
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
 
+#include "bf_agg_batch.h"
 #include "bf_cache.h"
 #include "bf_expanded.h"
 
@@ -96,22 +95,6 @@
 #define LOAD_SLICE_BYTES		(4 * 1024 * 1024)
 
 #define CACHE_LINE				64
-
-/*
- * A copy at least this large gets a mapping of its own, 2 MB-aligned and
- * advised to use transparent huge pages: with 4 kB pages a check of a
- * filter of many MB pays a page walk (a TLB miss) on top of the cache miss.
- */
-#define HUGE_PAGE_BYTES			((Size) 2 * 1024 * 1024)
-#define HUGE_COPY_MIN_BYTES		((Size) 4 * 1024 * 1024)
-
-/* A copy's own mapping: unmapped when the entry's memory context goes. */
-typedef struct BfMapping
-{
-	MemoryContextCallback cb;
-	void	   *addr;
-	Size		len;
-} BfMapping;
 
 /* GUC bloomfilter.cache_size, MB */
 int			bf_cache_size_mb = 256;
@@ -364,61 +347,6 @@ hold_xmin(void)
 	return RegisterSnapshotOnOwner(&snap, TopTransactionResourceOwner);
 }
 
-static void
-unmap_copy(void *arg)
-{
-	BfMapping  *m = (BfMapping *) arg;
-
-	if (munmap(m->addr, m->len) != 0)
-		elog(WARNING, "could not unmap a cached bloom filter: %m");
-}
-
-/*
- * The buffer of a copy of a value of size bytes, owned by cxt: a varlena
- * whose bit array (after the header) is aligned to a cache line.  *bytes:
- * the memory it takes.  A large copy is a 2 MB-aligned mapping advised to
- * use huge pages (THP in "madvise" mode), unmapped when cxt is deleted; if
- * the mapping fails, an ordinary allocation.
- */
-static struct varlena *
-alloc_copy(MemoryContext cxt, Size size, Size *bytes)
-{
-	Size		lead = TYPEALIGN(CACHE_LINE, VARHDRSZ + BF_HEADER_SIZE);
-	char	   *buffer;
-	char	   *bits;
-
-	if (size >= HUGE_COPY_MIN_BYTES)
-	{
-		BfMapping  *m = MemoryContextAlloc(cxt, sizeof(BfMapping));
-		Size		span = TYPEALIGN(HUGE_PAGE_BYTES, lead + size);
-		void	   *addr;
-
-		m->len = span + HUGE_PAGE_BYTES;	/* room to align */
-		addr = mmap(NULL, m->len, PROT_READ | PROT_WRITE,
-					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (addr != MAP_FAILED)
-		{
-			m->addr = addr;
-			m->cb.func = unmap_copy;
-			m->cb.arg = m;
-			MemoryContextRegisterResetCallback(cxt, &m->cb);
-			buffer = (char *) TYPEALIGN(HUGE_PAGE_BYTES, addr);
-#ifdef MADV_HUGEPAGE
-			/* a hint: without huge pages the copy works as well, slower */
-			(void) madvise(buffer, span, MADV_HUGEPAGE);
-#endif
-			*bytes = m->len;
-			bits = buffer + lead;
-			return (struct varlena *) (bits - BF_HEADER_SIZE - VARHDRSZ);
-		}
-		pfree(m);
-	}
-	buffer = MemoryContextAllocHuge(cxt, size + CACHE_LINE);
-	*bytes = size + CACHE_LINE;
-	bits = (char *) TYPEALIGN(CACHE_LINE, buffer + VARHDRSZ + BF_HEADER_SIZE);
-	return (struct varlena *) (bits - BF_HEADER_SIZE - VARHDRSZ);
-}
-
 /*
  * Read a stored value whole into a new memory context (a child of the
  * current one until complete, so an error frees it), its bit array aligned
@@ -455,7 +383,7 @@ read_stored(struct varlena *ptr, const struct varatt_external *toast,
 					 errmsg("bloomfilter value is corrupted"),
 					 errdetail("A stored value of %zu bytes is not the size of a bloomfilter value.",
 							   size)));
-		raw = alloc_copy(cxt, size, bytes);
+		raw = bf_value_buffer(cxt, size, bytes);
 		SET_VARSIZE(raw, size);
 		while (done < datalen)
 		{
@@ -772,8 +700,11 @@ bf_call_site_value(FunctionCallInfo fcinfo, BfCallSite *site, int argno,
 	struct varlena *ptr = (struct varlena *) DatumGetPointer(d);
 	struct varatt_external toast;
 
-	/* An expanded value (a PL/pgSQL variable) is read where it is. */
-	if (bf_expanded_open(d, v))
+	/*
+	 * An expanded value (a PL/pgSQL variable, a sized aggregate's result) is
+	 * read where it is.
+	 */
+	if (bf_expanded_open(d, v) || bf_agg_batch_open(d, v))
 		return;
 
 	/* A value in memory or inline in its row costs nothing to open. */

@@ -5,9 +5,11 @@
 #include "postgres.h"
 
 #include <math.h>
+#include <sys/mman.h>
 
 #include "lib/stringinfo.h"
 
+#include "bf_agg_batch.h"
 #include "bf_layout.h"
 #include "bf_scalable.h"
 #include "bf_sizing.h"
@@ -34,6 +36,10 @@ void
 bf_value_from_datum(Datum d, bool copy, BfValue *v)
 {
 	struct varlena *raw;
+
+	/* an aggregate's state is read where it is */
+	if (!copy && bf_agg_batch_open(d, v))
+		return;
 
 	if (copy)
 		raw = PG_DETOAST_DATUM_COPY(d);
@@ -120,8 +126,72 @@ bf_value_check_sizing(int64 capacity, double fpr, int layout, BfSize *size)
 	}
 }
 
-void
-bf_value_create(int64 capacity, double fpr, int layout, BfValue *v)
+/*
+ * A buffer at least this large gets a mapping of its own, 2 MB-aligned and
+ * advised to use transparent huge pages: with 4 kB pages an access to a
+ * filter of many MB pays a page walk (a TLB miss) on top of the cache miss.
+ */
+#define HUGE_PAGE_BYTES			((Size) 2 * 1024 * 1024)
+#define HUGE_BUFFER_MIN_BYTES	((Size) 4 * 1024 * 1024)
+
+/* A buffer's own mapping: unmapped when its memory context goes. */
+typedef struct BfMapping
+{
+	MemoryContextCallback cb;
+	void	   *addr;
+	Size		len;
+} BfMapping;
+
+static void
+unmap_buffer(void *arg)
+{
+	BfMapping  *m = (BfMapping *) arg;
+
+	if (munmap(m->addr, m->len) != 0)
+		elog(WARNING, "could not unmap a bloom filter's memory: %m");
+}
+
+struct varlena *
+bf_value_buffer(MemoryContext cxt, Size size, Size *bytes)
+{
+	Size		lead = TYPEALIGN(BF_BLOCK_BYTES, VARHDRSZ + BF_HEADER_SIZE);
+	char	   *buffer;
+	char	   *bits;
+
+	if (size >= HUGE_BUFFER_MIN_BYTES)
+	{
+		BfMapping  *m = MemoryContextAlloc(cxt, sizeof(BfMapping));
+		Size		span = TYPEALIGN(HUGE_PAGE_BYTES, lead + size);
+		void	   *addr;
+
+		m->len = span + HUGE_PAGE_BYTES;	/* room to align */
+		addr = mmap(NULL, m->len, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (addr != MAP_FAILED)
+		{
+			m->addr = addr;
+			m->cb.func = unmap_buffer;
+			m->cb.arg = m;
+			MemoryContextRegisterResetCallback(cxt, &m->cb);
+			buffer = (char *) TYPEALIGN(HUGE_PAGE_BYTES, addr);
+#ifdef MADV_HUGEPAGE
+			/* a hint: without huge pages the buffer works as well, slower */
+			(void) madvise(buffer, span, MADV_HUGEPAGE);
+#endif
+			*bytes = m->len;
+			bits = buffer + lead;
+			return (struct varlena *) (bits - BF_HEADER_SIZE - VARHDRSZ);
+		}
+		pfree(m);
+	}
+	buffer = MemoryContextAllocHuge(cxt, size + BF_BLOCK_BYTES);
+	*bytes = size + BF_BLOCK_BYTES;
+	bits = (char *) TYPEALIGN(BF_BLOCK_BYTES, buffer + VARHDRSZ + BF_HEADER_SIZE);
+	return (struct varlena *) (bits - BF_HEADER_SIZE - VARHDRSZ);
+}
+
+static void
+value_create(int64 capacity, double fpr, int layout, bool aligned, BfValue *v)
 {
 	BfSize		size;
 	Size		total;
@@ -143,10 +213,30 @@ bf_value_create(int64 capacity, double fpr, int layout, BfValue *v)
 
 	total = VARHDRSZ + BF_HEADER_SIZE + (Size) bf_payload_bytes(size.nbits);
 	Assert(total <= MaxAllocSize);
-	v->raw = (struct varlena *) palloc0(total);
+	if (aligned)
+	{
+		Size		bytes;
+
+		v->raw = bf_value_buffer(CurrentMemoryContext, total, &bytes);
+		memset(v->raw, 0, total);
+	}
+	else
+		v->raw = (struct varlena *) palloc0(total);
 	SET_VARSIZE(v->raw, total);
 	bf_header_encode(&v->hdr, (uint8_t *) VARDATA(v->raw));
 	v->bits = (uint8 *) VARDATA(v->raw) + BF_HEADER_SIZE;
+}
+
+void
+bf_value_create(int64 capacity, double fpr, int layout, BfValue *v)
+{
+	value_create(capacity, fpr, layout, false, v);
+}
+
+void
+bf_value_create_aligned(int64 capacity, double fpr, int layout, BfValue *v)
+{
+	value_create(capacity, fpr, layout, true, v);
 }
 
 void

@@ -39,7 +39,11 @@ typedef struct BfValue
 /* Open a detoasted value (4-byte header); raises data_corrupted if invalid. */
 extern void bf_value_open(struct varlena *raw, BfValue *v);
 
-/* Detoast a datum and open it; copy = true gives a private, writable copy. */
+/*
+ * Detoast a datum and open it; copy = true gives a private, writable copy,
+ * copy = false a value to read only (a sized aggregate's state, which is an
+ * expanded object, is read where it is: bf_agg_batch.h).
+ */
 extern void bf_value_from_datum(Datum d, bool copy, BfValue *v);
 
 /* Parse a layout name given by a user; raises an error for an unknown one. */
@@ -61,6 +65,25 @@ extern void bf_value_check_sizing(int64 capacity, double fpr, int layout,
  * capacity that does not fit in one value.
  */
 extern void bf_value_create(int64 capacity, double fpr, int layout, BfValue *v);
+
+/*
+ * The same in a bf_value_buffer of CurrentMemoryContext: freed with the
+ * context, never by pfree.
+ */
+extern void bf_value_create_aligned(int64 capacity, double fpr, int layout,
+									BfValue *v);
+
+/*
+ * Memory owned by cxt for a value of size bytes (its contents undefined),
+ * whose bit array (after the varlena and format headers) starts on a cache
+ * line: a blocked key's bits are then in one line.  A buffer of 4 MB or
+ * more is a mapping of its own, 2 MB-aligned and advised to use transparent
+ * huge pages, unmapped when cxt is reset or deleted (or, if the mapping
+ * fails, an ordinary allocation).  *bytes: the memory it takes.  Freed with
+ * cxt only, never by pfree.
+ */
+extern struct varlena *bf_value_buffer(MemoryContext cxt, Size size,
+									   Size *bytes);
 
 /*
  * A new empty scalable filter (family 4) of one layer; layout blocked or
