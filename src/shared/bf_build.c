@@ -77,7 +77,7 @@ typedef struct BuildState
 	uint32		seq;			/* the request this build serves */
 	TransactionId wait_xid;
 	int64		want_capacity;
-	bool		replaces_layers;	/* the live filter grew by layers */
+	bool		outgrown;		/* the live filter grew by layers or is full */
 	BfDefinition def;
 	Oid			atttypid;
 	int32		atttypmod;
@@ -199,7 +199,9 @@ build_claim(BuildState *b, int slot)
 		b->seq = s->request_seq;
 		b->wait_xid = s->wait_xid;
 		b->want_capacity = s->request_capacity;
-		b->replaces_layers = s->has_live && s->live_hdr.family == BF_FAMILY_SCALABLE;
+		b->outgrown = s->has_live &&
+			(s->live_hdr.family == BF_FAMILY_SCALABLE ||
+			 pg_atomic_read_u64(&s->added) > s->live_hdr.capacity);
 		b->def.id = s->defid;
 		b->off = PG_UINT64_MAX;
 		b->outcome = BUILD_RUNNING;
@@ -258,10 +260,12 @@ build_size(BuildState *b, Relation rel)
 
 	/*
 	 * Twice the rows without a defined capacity, or when a filter that grew
-	 * by layers is rebuilt for a table that outgrew its defined capacity: one
-	 * layer for the rows, not a filter that would fill up at once.
+	 * by layers or is full is rebuilt for a table that outgrew its defined
+	 * capacity: one layer for the rows, not a filter that would fill up at
+	 * once.  (Not for a first build: the estimate of a small table that was
+	 * never vacuumed assumes ten pages.)
 	 */
-	if (capacity <= 0 || (b->replaces_layers && rows > (double) capacity))
+	if (capacity <= 0 || (b->outgrown && rows > (double) capacity))
 		capacity = (int64) Max(Max(1000, 2 * rows), capacity);
 	capacity = Max(capacity, b->want_capacity);
 	if (!bf_size_for(b->def.layout, (uint64) capacity,
