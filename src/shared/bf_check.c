@@ -20,6 +20,9 @@
  *    same key kind (int8 = int4), the value is hashed as it is; if it would
  *    convert the column instead (a varchar column against a char(n) value),
  *    the check is refused with an error naming the cast to use.
+ *
+ * A table guarded per partition (bf_members.c) answers "no" only when every
+ * leaf partition's filter does; a key added by hand goes to each of them.
  */
 #include "postgres.h"
 

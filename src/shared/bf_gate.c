@@ -18,6 +18,9 @@
  * the caller could not check the filter with bloom_shared_contains (no
  * SELECT on the guarded column of the guarded table, or row-level security
  * there).  It answers "no" (false) only where bloom_shared_contains would.
+ *
+ * For a partition of a table guarded per partition, the gate names the
+ * partition and asks that partition's own filter (bf_members.c).
  */
 #include "postgres.h"
 

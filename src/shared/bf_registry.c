@@ -411,7 +411,8 @@ bf_filter_lookup(const BfDefinition *def, bool create, BfFilterRef *ref)
 }
 
 /*
- * Ask for a build of a definition's filter (creating its slot if needed).
+ * Ask for a build of a definition's filter (creating its slot if needed);
+ * for a guard on a partitioned table, of each leaf partition's filter.
  * forget: drop the current bits first, so that checks answer "maybe" until
  * the build publishes (the keys may have changed).  wait_xid: the build
  * first waits for that transaction (the one that defined the filter).

@@ -46,8 +46,9 @@ typedef struct BfDefinition
 	double		fpr;
 	int64		capacity;		/* 0: sized from the table */
 	int			layout;			/* BF_LAYOUT_BLOCKED or BF_LAYOUT_COUNTING */
-	Oid			member;			/* a partition's own filter, or InvalidOid:
-								 * not a column of the table (bf_tree.c) */
+	Oid			member;			/* the leaf partition whose own filter this
+								 * names (bf_members.c), else InvalidOid; not
+								 * a column of the configuration table */
 } BfDefinition;
 
 /* Where a call site found a filter: valid until the slot is reset or freed. */
