@@ -59,6 +59,41 @@ bf_filter_members(const BfDefinition *def)
 }
 
 /*
+ * Ask for the build of one partition's filter.  Without a free slot the
+ * partition stays without one, with a WARNING: checks and scans of it answer
+ * "maybe", and DDL on the tree does not fail for want of a slot.
+ */
+static void
+member_request_build(const BfDefinition *m, TransactionId wait_xid, bool forget)
+{
+	BfFilterRef ref;
+
+	if (!bf_filter_lookup(m, false, &ref) && !bf_filter_slot_free())
+	{
+		ereport(WARNING,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("partition \"%s\" of the table guarded by shared bloom filter \"%s\" gets no filter: all %d shared bloom filter slots are in use",
+						get_rel_name(m->member), m->name, bf_max_shared_filters),
+				 errdetail("Checks and scans of the partition answer \"maybe\"."),
+				 errhint("Increase bloomfilter.max_shared_filters (needs a restart), or remove guards with bloom_unguard().")));
+		return;
+	}
+	bf_filter_request_build(m, wait_xid, forget);
+}
+
+/* Ask for the build of every partition's filter of a guard. */
+void
+bf_members_request_build(const BfDefinition *def, TransactionId wait_xid, bool forget)
+{
+	List	   *members = bf_filter_members(def);
+	ListCell   *lc;
+
+	foreach(lc, members)
+		member_request_build(lfirst(lc), wait_xid, forget);
+	list_free_deep(members);
+}
+
+/*
  * Bring the partitions' filters of a guard on a partitioned table in line
  * with its tree: free those of tables no longer in it, ask for the build of
  * the leaves without one, and forget and rebuild those in reset (tables
@@ -83,9 +118,9 @@ bf_members_reconcile(const BfDefinition *def, List *reset)
 		BfDefinition *m = bf_member_def(def, leaf);
 
 		if (list_member_oid(reset, leaf))
-			bf_filter_request_build(m, InvalidTransactionId, true);
+			member_request_build(m, InvalidTransactionId, true);
 		else if (!list_member_oid(slots, leaf))
-			bf_filter_request_build(m, InvalidTransactionId, false);
+			member_request_build(m, InvalidTransactionId, false);
 		pfree(m);
 	}
 	list_free(slots);

@@ -427,12 +427,7 @@ bf_filter_request_build(const BfDefinition *def, TransactionId wait_xid, bool fo
 	/* a guard on a partitioned table: each partition's filter (bf_members.c) */
 	if (!OidIsValid(def->member) && bf_tree_per_partition(def->relid))
 	{
-		List	   *members = bf_filter_members(def);
-		ListCell   *lc;
-
-		foreach(lc, members)
-			bf_filter_request_build(lfirst(lc), wait_xid, forget);
-		list_free_deep(members);
+		bf_members_request_build(def, wait_xid, forget);
 		return;
 	}
 	for (;;)

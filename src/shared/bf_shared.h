@@ -140,6 +140,8 @@ extern List *bf_tree_leaves(Oid relid, LOCKMODE lockmode);
 extern BfDefinition *bf_member_def(const BfDefinition *def, Oid member);
 extern List *bf_filter_members(const BfDefinition *def);	/* of BfDefinition * */
 extern void bf_members_reconcile(const BfDefinition *def, List *reset);
+extern void bf_members_request_build(const BfDefinition *def,
+									 TransactionId wait_xid, bool forget);
 
 /* bf_members.c: the partitions a check of a table guarded per partition reads */
 typedef struct BfMemberSet
