@@ -393,11 +393,6 @@ check_column(const BfDefinition *def)
 }
 
 /*
- * Bring one guard in line with what a command did to its tree.
- * trigger_dropped: the command dropped a trigger of the guarded table;
- * joined: a table became a child of the tree (CREATE TABLE, INHERIT).
- */
-/*
  * A guard on a partitioned table: each partition's filter follows the tree
  * (bf_members_reconcile); attached tables' filters are built afresh; a
  * change of keys or a guard not sound forgets them all, as for one filter.
@@ -427,6 +422,11 @@ review_partitions(const BfDefinition *def, bool rebuild, bool triggers_changed,
 		CacheInvalidateRelcacheByRelid(bf_config_table(false));
 }
 
+/*
+ * Bring one guard in line with what a command did to its tree.
+ * trigger_dropped: the command dropped a trigger of the guarded table;
+ * joined: a table became a child of the tree (CREATE TABLE, INHERIT).
+ */
 static void
 review_guard(const BfDefinition *def, bool keys_changed, bool triggers_changed,
 			 bool trigger_dropped, bool joined, bool rows_changed, List *attached)
