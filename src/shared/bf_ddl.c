@@ -425,7 +425,9 @@ review_partitions(const BfDefinition *def, bool rebuild, bool triggers_changed,
 /*
  * Bring one guard in line with what a command did to its tree.
  * trigger_dropped: the command dropped a trigger of the guarded table;
- * joined: a table became a child of the tree (CREATE TABLE, INHERIT).
+ * joined: a table became a child of the tree (CREATE TABLE, INHERIT);
+ * rows_changed: keys may have changed otherwise than by ATTACH or DETACH
+ * PARTITION; attached: the tables attached or created under the tree.
  */
 static void
 review_guard(const BfDefinition *def, bool keys_changed, bool triggers_changed,
