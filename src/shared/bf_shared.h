@@ -137,13 +137,14 @@ extern double bf_tree_estimate_rows(Oid relid);
 extern void bf_tree_check_guardable(Oid root);
 extern bool bf_tree_per_partition(Oid relid);
 extern List *bf_tree_leaves(Oid relid, LOCKMODE lockmode);
+
+/* bf_members.c: a guard on a partitioned table, a filter per leaf partition */
 extern BfDefinition *bf_member_def(const BfDefinition *def, Oid member);
 extern List *bf_filter_members(const BfDefinition *def);	/* of BfDefinition * */
 extern void bf_members_reconcile(const BfDefinition *def, List *reset);
 extern void bf_members_request_build(const BfDefinition *def,
 									 TransactionId wait_xid, bool forget);
 
-/* bf_members.c: the partitions a check of a table guarded per partition reads */
 typedef struct BfMemberSet
 {
 	int64		defid;
