@@ -17,7 +17,8 @@
 #    partition key.
 # 4. A generic plan cached in a session across ATTACH and DETACH.
 # 5. A partition whose guard trigger is disabled: its filter is suspended
-#    and its scan not skipped, the others' are; bloom_shared_get refuses.
+#    and its scan not skipped, the others' are; bloom_shared_add adds to
+#    every partition's filter; bloom_shared_get refuses.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -245,6 +246,11 @@ is(skipped() - $before, 5, 'the other partitions are still skipped');
 $node->safe_psql('postgres', 'ALTER TABLE events_0 ENABLE TRIGGER USER');
 wait_ready($node, 'postgres', $name, 'trigger enabled again');
 no_false_negatives($node, 'postgres', $name, 'SELECT event_id FROM events', 'after the rebuild');
+$node->safe_psql('postgres', "SELECT bloom_shared_add('$name', 77777777::int8)");
+$before = skipped();
+is($node->safe_psql('postgres', 'SELECT count(*) FROM events WHERE event_id = 77777777'), '0',
+	'a key added by hand: no row');
+is(skipped() - $before, 0, 'bloom_shared_add: every partition\'s filter holds the key (no scan skipped)');
 my ($st) = sqlstate($node, 'postgres', "SELECT bloom_shared_get('$name')");
 is($st, '0A000', 'bloom_shared_get of a table guarded per partition: 0A000');
 
