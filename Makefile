@@ -22,6 +22,7 @@ SHARED_OBJS = \
 	src/shared/bf_definitions.o \
 	src/shared/bf_security.o \
 	src/shared/bf_tree.o \
+	src/shared/bf_members.o \
 	src/shared/bf_check.o \
 	src/shared/bf_gate.o \
 	src/shared/bf_planner.o \

@@ -800,12 +800,12 @@ CREATE FUNCTION bloom_shared_filters_info(
 	OUT estimated_fpr float8, OUT memory_bytes bigint, OUT checks bigint,
 	OUT negatives bigint, OUT last_build timestamptz, OUT last_error text,
 	OUT next_try timestamptz, OUT keys_removed bigint, OUT removals_pending bigint,
-	OUT removals_dropped bigint, OUT layers int)
+	OUT removals_dropped bigint, OUT layers int, OUT partition regclass)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'bloom_shared_filters_info'
 	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION bloom_shared_filters_info() IS
-	'the shared filters of this database as held in shared memory (see the view bloom_shared_filters)';
+	'the shared filters of this database as held in shared memory, one row per filter (a table guarded per partition has one per partition: partition; see the view bloom_shared_filters)';
 
 CREATE FUNCTION bloom_shared_gate(definition_id bigint, key anyelement) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'bloom_shared_gate'
@@ -818,6 +818,20 @@ CREATE FUNCTION bloom_shared_gate_any(definition_id bigint, keys anyarray) RETUR
 	LANGUAGE C VOLATILE PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_shared_gate_any(bigint, anyarray) IS
 	'planner guard for column = ANY (keys): false when the shared filter of the definition certainly holds none of the keys, true ("maybe") otherwise';
+
+CREATE FUNCTION bloom_shared_gate(definition_id bigint, partition regclass, key anyelement)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_shared_gate'
+	LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_shared_gate(bigint, regclass, anyelement) IS
+	'planner guard of a partition of a table guarded per partition: false when that partition''s shared filter certainly holds no key equal to key, true ("maybe") otherwise';
+
+CREATE FUNCTION bloom_shared_gate_any(definition_id bigint, partition regclass, keys anyarray)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_shared_gate_any'
+	LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_shared_gate_any(bigint, regclass, anyarray) IS
+	'planner guard of a partition of a table guarded per partition, for column = ANY (keys): false when that partition''s shared filter certainly holds none of the keys, true ("maybe") otherwise';
 
 CREATE FUNCTION bloom_shared_skipped_scans(definition_id bigint) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'bloom_shared_skipped_scans'
@@ -848,12 +862,42 @@ CREATE VIEW bloom_shared_filters AS
 		   i.keys_removed,
 		   coalesce(i.removals_pending, 0) AS removals_pending,
 		   coalesce(i.removals_dropped, 0) AS removals_dropped,
-		   bloom_shared_skipped_scans(d.id) AS skipped_scans
+		   bloom_shared_skipped_scans(d.id) AS skipped_scans,
+		   i.partitions
 	  FROM bloom_shared_definitions d
-	  LEFT JOIN bloom_shared_filters_info() i
+	  LEFT JOIN (
+		SELECT f.definition_id,
+			   CASE WHEN pg_catalog.count(f.partition) OPERATOR(pg_catalog.=) 0
+						THEN pg_catalog.min(f.state)
+					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'hidden') THEN 'hidden'
+					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'standby') THEN 'standby'
+					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'suspended') THEN 'suspended'
+					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'failed') THEN 'failed'
+					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'building') THEN 'building'
+					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'not loaded') THEN 'not loaded'
+					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'rebuilding') THEN 'rebuilding'
+					ELSE 'ready' END AS state,
+			   pg_catalog.sum(f.capacity)::bigint AS capacity,
+			   pg_catalog.sum(f.bits)::bigint AS bits,
+			   pg_catalog.max(f.layers) AS layers,
+			   pg_catalog.max(f.hashes) AS hashes,
+			   pg_catalog.sum(f.keys_added)::bigint AS keys_added,
+			   pg_catalog.max(f.estimated_fpr) AS estimated_fpr,
+			   pg_catalog.sum(f.memory_bytes)::bigint AS memory_bytes,
+			   pg_catalog.sum(f.checks)::bigint AS checks,
+			   pg_catalog.sum(f.negatives)::bigint AS negatives,
+			   pg_catalog.max(f.last_build) AS last_build,
+			   pg_catalog.max(f.last_error) AS last_error,
+			   pg_catalog.min(f.next_try) AS next_try,
+			   pg_catalog.sum(f.keys_removed)::bigint AS keys_removed,
+			   pg_catalog.sum(f.removals_pending)::bigint AS removals_pending,
+			   pg_catalog.sum(f.removals_dropped)::bigint AS removals_dropped,
+			   NULLIF(pg_catalog.count(f.partition), 0)::int AS partitions
+		  FROM bloom_shared_filters_info() f
+		 GROUP BY f.definition_id) i
 		ON i.definition_id OPERATOR(pg_catalog.=) d.id;
 COMMENT ON VIEW bloom_shared_filters IS
-	'shared filters: state (building, ready, rebuilding, suspended, failed, not loaded, standby), size (layers: 1, one more per growth without a rebuild), keys added, estimated FPR, checks and "no" answers (negative_ratio: the share of lookups that never reached the table), the last build error and when the build is retried; for a counting filter, keys removed, removals waiting for their transactions and the xmin horizon, and removals dropped (their keys stay); scans skipped by planner guards';
+	'shared filters: state (building, ready, rebuilding, suspended, failed, not loaded, standby), size (layers: the most of a guard''s filters, 1, one more per growth without a rebuild), keys added, estimated FPR, checks and "no" answers (negative_ratio: the share of lookups that never reached the table), the last build error and when the build is retried; for a counting filter, keys removed, removals waiting for their transactions and the xmin horizon, and removals dropped (their keys stay); scans skipped by planner guards (of the whole guard); for a table guarded per partition, the sum (the highest rate, the worst state) over its partitions'' filters (partitions; one row each in bloom_shared_filters_info())';
 GRANT SELECT ON bloom_shared_filters TO PUBLIC;
 
 CREATE FUNCTION bloom_shared_trigger() RETURNS trigger

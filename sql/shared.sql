@@ -20,6 +20,10 @@ SELECT * FROM bloom_shared_filters;
 -- planner gates answer "maybe" (true): nothing is planned with them here
 SELECT bloom_shared_gate(1, 'alice'::text), bloom_shared_gate(1, NULL::text),
        bloom_shared_gate_any(1, ARRAY['alice', 'bob']), bloom_shared_skipped_scans(1);
+-- and so do the gates of a partition's own filter, also given NULLs
+SELECT bloom_shared_gate(1, 'pg_class'::regclass, 'alice'::text),
+       bloom_shared_gate(1, NULL, 'alice'::text),
+       bloom_shared_gate_any(1, 'pg_class'::regclass, ARRAY['alice', NULL]);
 EXPLAIN (COSTS OFF) SELECT * FROM shared_t WHERE username = 'alice';
 
 -- the configuration table exists and is empty

@@ -79,6 +79,7 @@ typedef struct BuildState
 	int64		want_capacity;
 	bool		outgrown;		/* the live filter grew by layers or is full */
 	BfDefinition def;
+	Oid			member;			/* the slot's partition, or InvalidOid */
 	Oid			atttypid;
 	int32		atttypmod;
 	Oid			attcoll;
@@ -203,6 +204,7 @@ build_claim(BuildState *b, int slot)
 			(s->live_hdr.family == BF_FAMILY_SCALABLE ||
 			 pg_atomic_read_u64(&s->added) > s->live_hdr.capacity);
 		b->def.id = s->defid;
+		b->member = s->member;
 		b->off = PG_UINT64_MAX;
 		b->outcome = BUILD_RUNNING;
 	}
@@ -241,14 +243,23 @@ build_find_definition(BuildState *b)
 	StartTransactionCommand();
 	found = bf_def_by_id(b->def.id, &b->def);
 	CommitTransactionCommand();
-	if (found || !TransactionIdIsValid(b->wait_xid))
-		return found;
-	StartTransactionCommand();
-	XactLockTableWait(b->wait_xid, NULL, NULL, XLTW_None);
-	bf_def_invalidate();
-	found = bf_def_by_id(b->def.id, &b->def);
-	CommitTransactionCommand();
+	if (!found && TransactionIdIsValid(b->wait_xid))
+	{
+		StartTransactionCommand();
+		XactLockTableWait(b->wait_xid, NULL, NULL, XLTW_None);
+		bf_def_invalidate();
+		found = bf_def_by_id(b->def.id, &b->def);
+		CommitTransactionCommand();
+	}
+	b->def.member = b->member;
 	return found;
+}
+
+/* The table the build reads: a partition (its own filter), or the tree. */
+static Oid
+build_table(const BuildState *b)
+{
+	return OidIsValid(b->def.member) ? b->def.member : b->def.relid;
 }
 
 static void
@@ -257,6 +268,11 @@ build_size(BuildState *b, Relation rel)
 	int64		capacity = b->def.capacity;
 	double		rows = bf_tree_estimate_rows(RelationGetRelid(rel));
 	BfSize		size;
+
+	/* a capacity given for a partitioned table is shared by its partitions */
+	if (capacity > 0 && OidIsValid(b->def.member))
+		capacity = Max(1000, capacity /
+					   Max(1, list_length(bf_tree_leaves(b->def.relid, NoLock))));
 
 	/*
 	 * Twice the rows without a defined capacity, or when a filter that grew
@@ -306,24 +322,24 @@ build_identify(BuildState *b)
 
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
-	rel = try_table_open(b->def.relid, AccessShareLock);
+	rel = try_table_open(build_table(b), AccessShareLock);
 	if (rel == NULL)
 	{
 		/* dropped: the event trigger removes the definition */
 		b->outcome = BUILD_GONE;
 		proc_exit(0);
 	}
-	attnum = get_attnum(b->def.relid, NameStr(b->def.column_name));
+	attnum = get_attnum(build_table(b), NameStr(b->def.column_name));
 	if (attnum <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_COLUMN),
 				 errmsg("column \"%s\" of table \"%s\" does not exist",
 						NameStr(b->def.column_name), RelationGetRelationName(rel))));
-	get_atttypetypmodcoll(b->def.relid, attnum, &b->atttypid, &b->atttypmod, &b->attcoll);
+	get_atttypetypmodcoll(build_table(b), attnum, &b->atttypid, &b->atttypmod, &b->attcoll);
 	bf_key_type_init(&b->kt, b->atttypid, b->attcoll, InvalidOid);
 	build_size(b, rel);
 
-	members = bf_tree_members(b->def.relid, AccessShareLock);
+	members = bf_tree_members(build_table(b), AccessShareLock);
 	old = MemoryContextSwitchTo(TopMemoryContext);
 	foreach(lc, members)
 	{
@@ -478,10 +494,10 @@ static void
 build_check_guard(BuildState *b)
 {
 	Oid			culprit;
-	BfGuardState st = bf_guard_state(b->def.relid, b->def.name,
+	BfGuardState st = bf_guard_state(build_table(b), b->def.name,
 									  b->def.layout == BF_LAYOUT_COUNTING,
 									  &culprit);
-	List	   *members = bf_tree_members(b->def.relid, AccessShareLock);
+	List	   *members = bf_tree_members(build_table(b), AccessShareLock);
 	ListCell   *lc;
 
 	/* a foreign table's rows are written where no trigger sees them */
@@ -505,6 +521,22 @@ build_check_guard(BuildState *b)
 						get_rel_name(culprit)));
 }
 
+/*
+ * A partition's filter: is the partition still in the guarded tree, now
+ * that the writers that may have attached or detached it have ended?  If
+ * not, its filter goes (the DDL review frees it too; this covers an
+ * ATTACH that rolled back).
+ */
+static void
+build_member_check(BuildState *b)
+{
+	if (!OidIsValid(b->def.member) || bf_tree_contains(b->def.relid, b->def.member))
+		return;
+	bf_filter_forget_member(b->def.id, b->def.member);
+	b->outcome = BUILD_GONE;
+	proc_exit(0);
+}
+
 /* 4. Scan the tree with a fresh snapshot, as the table's owner. */
 static void
 build_scan(BuildState *b)
@@ -520,17 +552,19 @@ build_scan(BuildState *b)
 	MemoryContext batch_cxt;
 
 	StartTransactionCommand();
-	root = try_table_open(b->def.relid, AccessShareLock);
+	root = try_table_open(build_table(b), AccessShareLock);
 	if (root == NULL)
 	{
 		b->outcome = BUILD_GONE;
 		proc_exit(0);
 	}
+	build_member_check(b);
 	build_check_guard(b);
-	members = bf_tree_members(b->def.relid, AccessShareLock);
+	members = bf_tree_members(build_table(b), AccessShareLock);
 
 	GetUserIdAndSecContext(&save_userid, &save_sec);
-	SetUserIdAndSecContext(root->rd_rel->relowner,
+	/* a partition is read as the guarded table's owner, as the tree is */
+	SetUserIdAndSecContext(bf_rel_owner(b->def.relid),
 						   save_sec | SECURITY_LOCAL_USERID_CHANGE |
 						   SECURITY_RESTRICTED_OPERATION);
 	level = bf_fixed_search_path();
@@ -675,7 +709,10 @@ load_database(void)
 		return;
 	}
 	bf_filters_forget_db(MyDatabaseId, cfgoid);
-	defs = bf_def_all();
+	defs = NIL;
+	/* a guard on a partitioned table has a filter per partition */
+	foreach(lc, bf_def_all())
+		defs = list_concat(defs, bf_filter_members(lfirst(lc)));
 	foreach(lc, defs)
 	{
 		BfDefinition *d = lfirst(lc);

@@ -20,6 +20,9 @@
  *    same key kind (int8 = int4), the value is hashed as it is; if it would
  *    convert the column instead (a varchar column against a char(n) value),
  *    the check is refused with an error naming the cast to use.
+ *
+ * A table guarded per partition (bf_members.c) answers "no" only when every
+ * leaf partition's filter does; a key added by hand goes to each of them.
  */
 #include "postgres.h"
 
@@ -94,6 +97,8 @@ typedef struct BfSharedSite
 	Oid			in_ioparam;
 	BfFilterRef ref;
 	bool		load_requested;
+	bool		per_partition;	/* a filter per partition (bf_members.c) */
+	BfMemberSet members;
 } BfSharedSite;
 
 static void
@@ -357,6 +362,7 @@ site_setup(FunctionCallInfo fcinfo, SiteMode mode, bool text_arg)
 	else
 		resolve_conversion(site, mcxt, argtype);
 	site->ref = BF_FILTER_REF_NONE;
+	site->per_partition = bf_tree_per_partition(site->def.relid);
 	site->userid = userid;
 	site->epoch = bf_def_epoch;
 	pfree(name);
@@ -472,6 +478,29 @@ check_other_forms(BfSharedSite *site, Datum key)
 	return BF_CHECK_NO;
 }
 
+/*
+ * A table guarded per partition: "maybe" unless every partition's filter
+ * says "no" for every form of the key.
+ */
+static bool
+members_contain(FunctionCallInfo fcinfo, BfSharedSite *site, BfHash h)
+{
+	BfHash		hashes[1 + BF_KEY_MAX_PROBES];
+	int			n = 1;
+	int			filter_kind = BF_KEY_NONE;
+	BfCheckResult r;
+
+	hashes[0] = h;
+	if (site->conv == CONV_NONE)
+		n += bf_key_probe_hashes(&site->argkt, PG_GETARG_DATUM(1),
+								 BF_LAYOUT_BLOCKED, hashes + 1);
+	r = bf_members_check(&site->members, &site->def, fcinfo->flinfo->fn_mcxt,
+						 hashes, n, site_kind(site), &filter_kind);
+	if (r == BF_CHECK_WRONG_KIND)
+		wrong_kind(site, filter_kind);
+	return r != BF_CHECK_NO;
+}
+
 static Datum
 contains_common(FunctionCallInfo fcinfo, bool text_arg)
 {
@@ -496,6 +525,8 @@ contains_common(FunctionCallInfo fcinfo, bool text_arg)
 	 */
 	if (RecoveryInProgress() || bf_unfired_writes())
 		PG_RETURN_BOOL(true);
+	if (site->per_partition)
+		PG_RETURN_BOOL(members_contain(fcinfo, site, h));
 	r = bf_filter_check(&site->ref, h, site_kind(site), &filter_kind);
 	if (r == BF_CHECK_UNKNOWN)
 	{
@@ -521,6 +552,31 @@ bloom_shared_contains_text(PG_FUNCTION_ARGS)
 	return contains_common(fcinfo, true);
 }
 
+/* A table guarded per partition: the key goes to every partition's filter. */
+static BfCheckResult
+members_add(BfSharedSite *site, BfHash h)
+{
+	List	   *members = bf_filter_members(&site->def);
+	ListCell   *lc;
+	BfCheckResult result = BF_CHECK_MAYBE;
+
+	foreach(lc, members)
+	{
+		BfFilterRef ref;
+		int			filter_kind = BF_KEY_NONE;
+		BfCheckResult r = BF_CHECK_UNKNOWN;
+
+		if (bf_filter_lookup(lfirst(lc), false, &ref))
+			r = bf_filter_add(&ref, h, site_kind(site), &filter_kind);
+		if (r == BF_CHECK_WRONG_KIND)
+			wrong_kind(site, filter_kind);
+		if (r != BF_CHECK_MAYBE)
+			result = r;
+	}
+	list_free_deep(members);
+	return result;
+}
+
 static Datum
 add_common(FunctionCallInfo fcinfo, bool text_arg)
 {
@@ -537,8 +593,11 @@ add_common(FunctionCallInfo fcinfo, bool text_arg)
 	if (PG_ARGISNULL(1))
 		PG_RETURN_VOID();
 	h = site_hash(site, PG_GETARG_DATUM(1));
-	r = bf_filter_add(&site->ref, h, site_kind(site), &filter_kind);
-	if (r == BF_CHECK_UNKNOWN)
+	if (site->per_partition)
+		r = members_add(site, h);
+	else
+		r = bf_filter_add(&site->ref, h, site_kind(site), &filter_kind);
+	if (r == BF_CHECK_UNKNOWN && !site->per_partition)
 	{
 		site = site_revalidate(fcinfo, site, SITE_WRITE, text_arg, &h);
 		r = bf_filter_add(&site->ref, h, site_kind(site), &filter_kind);
@@ -574,6 +633,12 @@ bloom_shared_get(PG_FUNCTION_ARGS)
 
 	bf_shared_check_enabled();
 	site = site_setup(fcinfo, SITE_READ, true);
+	if (site->per_partition)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("shared bloom filter \"%s\" has one filter per partition", site->name),
+				 errdetail("bloom_shared_get() returns one filter; the partitions' filters differ in size."),
+				 errhint("Check keys with bloom_shared_contains('%s', key).", site->name)));
 	if (!RecoveryInProgress())
 	{
 		result = bf_filter_snapshot(&site->ref);
@@ -604,6 +669,35 @@ check_wait_access(const BfDefinition *def)
 	bf_check_owner(def->relid);
 }
 
+/*
+ * Is every filter of the definition (one, or one per partition) ready?
+ * Asks once for the database's filters to be loaded if one has no slot.
+ */
+static bool
+members_ready(List *members, bool *requested)
+{
+	ListCell   *lc;
+
+	foreach(lc, members)
+	{
+		BfFilterRef ref;
+
+		if (bf_filter_lookup(lfirst(lc), false, &ref))
+		{
+			if (!bf_filter_is_ready(&ref))
+				return false;
+		}
+		else
+		{
+			if (!*requested)
+				bf_request_load(MyDatabaseId);
+			*requested = true;
+			return false;
+		}
+	}
+	return true;
+}
+
 Datum
 bloom_shared_wait(PG_FUNCTION_ARGS)
 {
@@ -613,6 +707,7 @@ bloom_shared_wait(PG_FUNCTION_ARGS)
 	BfFilterRef ref = BF_FILTER_REF_NONE;
 	TimestampTz deadline;
 	bool		requested = false;
+	List	   *members;
 
 	bf_shared_check_enabled();
 	if (!bf_def_by_name(name, &def))
@@ -620,8 +715,9 @@ bloom_shared_wait(PG_FUNCTION_ARGS)
 	check_wait_access(&def);
 	if (RecoveryInProgress())
 		PG_RETURN_BOOL(false);
-	if (TransactionIdIsValid(GetTopTransactionIdIfAny()) &&
-		bf_filter_lookup(&def, false, &ref) &&
+	members = bf_filter_members(&def);
+	if (TransactionIdIsValid(GetTopTransactionIdIfAny()) && members != NIL &&
+		bf_filter_lookup(linitial(members), false, &ref) &&
 		bf_filter_waits_for(&ref, GetTopTransactionIdIfAny()))
 	{
 		ereport(NOTICE,
@@ -633,16 +729,8 @@ bloom_shared_wait(PG_FUNCTION_ARGS)
 	deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), Max(timeout_ms, 0));
 	for (;;)
 	{
-		if (bf_filter_lookup(&def, false, &ref))
-		{
-			if (bf_filter_is_ready(&ref))
-				PG_RETURN_BOOL(true);
-		}
-		else if (!requested)
-		{
-			bf_request_load(MyDatabaseId);
-			requested = true;
-		}
+		if (members_ready(members, &requested))
+			PG_RETURN_BOOL(true);
 		if (GetCurrentTimestamp() >= deadline)
 			PG_RETURN_BOOL(false);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,

@@ -66,6 +66,9 @@ typedef struct Touched
 	bool		triggers_changed;
 	bool		trigger_dropped;
 	bool		joined;			/* it became a child (CREATE TABLE, INHERIT) */
+	bool		rows_changed;	/* keys changed otherwise than by ATTACH or
+								 * DETACH PARTITION */
+	List	   *attached;		/* tables ATTACH PARTITION put below it */
 	bool		trigger_created;	/* CREATE TRIGGER on it */
 	bool		renamed;		/* it or its schema was renamed */
 } Touched;
@@ -110,6 +113,8 @@ touch(List *touched, Oid relid, const Touched *what)
 			t->joined |= what->joined;
 			t->trigger_created |= what->trigger_created;
 			t->renamed |= what->renamed;
+			t->rows_changed |= what->rows_changed;
+			t->attached = list_concat(t->attached, what->attached);
 			return touched;
 		}
 	}
@@ -166,6 +171,32 @@ subcommand_keeps_keys(AlterTableType type, bool *trigger)
 	}
 }
 
+/*
+ * ATTACH or DETACH PARTITION: the tree gains or loses a partition, the keys
+ * of the others stay.  A table guarded per partition only adds or frees the
+ * filter of that partition (and those below it); the attached table is
+ * recorded, since a filter it had before left the tree with it.
+ */
+static bool
+partition_subcommand(AlterTableCmd *at, Touched *what)
+{
+	PartitionCmd *pc;
+	Oid			relid;
+
+	if (at->subtype != AT_AttachPartition && at->subtype != AT_DetachPartition &&
+		at->subtype != AT_DetachPartitionFinalize)
+		return false;
+	pc = (PartitionCmd *) at->def;
+	if (at->subtype == AT_AttachPartition && pc && IsA(pc, PartitionCmd) && pc->name)
+	{
+		relid = RangeVarGetRelid(pc->name, NoLock, true);
+		if (OidIsValid(relid))
+			what->attached = list_concat(what->attached,
+										 bf_tree_members(relid, NoLock));
+	}
+	return true;
+}
+
 /* The tables a ddl_command_end command touched. */
 static List *
 commands_touched(void)
@@ -198,9 +229,14 @@ commands_touched(void)
 				CollectedATSubcmd *sub = lfirst(lc);
 				AlterTableCmd *at = (AlterTableCmd *) sub->parsetree;
 
-				if (!IsA(at, AlterTableCmd) ||
-					!subcommand_keeps_keys(at->subtype, &what.triggers_changed))
+				if (IsA(at, AlterTableCmd) && partition_subcommand(at, &what))
 					keeps = false;
+				else if (!IsA(at, AlterTableCmd) ||
+						 !subcommand_keeps_keys(at->subtype, &what.triggers_changed))
+				{
+					keeps = false;
+					what.rows_changed = true;
+				}
 				if (IsA(at, AlterTableCmd) && at->subtype == AT_AddInherit)
 					what.joined = true;
 			}
@@ -222,6 +258,8 @@ commands_touched(void)
 			{
 				what.joined = IsA(cmd->parsetree, CreateStmt) ||
 					IsA(cmd->parsetree, CreateForeignTableStmt);
+				if (what.joined)
+					what.attached = list_make1_oid(a.objectId);
 				what.renamed = IsA(cmd->parsetree, RenameStmt) &&
 					((RenameStmt *) cmd->parsetree)->renameType == OBJECT_TABLE;
 				touched = touch(touched, a.objectId, &what);
@@ -277,6 +315,10 @@ drops_touched(List *defs, List **removed)
 		{
 			BfDefinition *d = lfirst(lc);
 			bool		gone;
+
+			/* a dropped partition's own filter (its OID may come back) */
+			if (objsubid == 0 && bf_shared_available())
+				bf_filter_forget_member(d->id, objid);
 
 			if (d->relid != objid)
 				continue;
@@ -351,13 +393,45 @@ check_column(const BfDefinition *def)
 }
 
 /*
+ * A guard on a partitioned table: each partition's filter follows the tree
+ * (bf_members_reconcile); attached tables' filters are built afresh; a
+ * change of keys or a guard not sound forgets them all, as for one filter.
+ */
+static void
+review_partitions(const BfDefinition *def, bool rebuild, bool triggers_changed,
+				  List *attached)
+{
+	List	   *members;
+	ListCell   *lc;
+
+	bf_members_reconcile(def, attached);
+	if (rebuild)
+		bf_filter_request_build(def, InvalidTransactionId, true);
+	else if (triggers_changed)
+	{
+		members = bf_filter_members(def);
+		foreach(lc, members)
+		{
+			if (bf_filter_needs_build(lfirst(lc)))
+				bf_filter_request_build(lfirst(lc), InvalidTransactionId, false);
+		}
+		list_free_deep(members);
+	}
+	/* call sites read the partitions (and the column) again */
+	if (rebuild || attached != NIL)
+		CacheInvalidateRelcacheByRelid(bf_config_table(false));
+}
+
+/*
  * Bring one guard in line with what a command did to its tree.
  * trigger_dropped: the command dropped a trigger of the guarded table;
- * joined: a table became a child of the tree (CREATE TABLE, INHERIT).
+ * joined: a table became a child of the tree (CREATE TABLE, INHERIT);
+ * rows_changed: keys may have changed otherwise than by ATTACH or DETACH
+ * PARTITION; attached: the tables attached or created under the tree.
  */
 static void
 review_guard(const BfDefinition *def, bool keys_changed, bool triggers_changed,
-			 bool trigger_dropped, bool joined)
+			 bool trigger_dropped, bool joined, bool rows_changed, List *attached)
 {
 	Oid			culprit;
 	BfGuardState st;
@@ -420,6 +494,12 @@ review_guard(const BfDefinition *def, bool keys_changed, bool triggers_changed,
 				 errdetail("Checks answer \"maybe\" until the trigger is enabled again; the filter is then rebuilt.")));
 	if (!bf_shared_available())
 		return;
+	if (bf_tree_per_partition(def->relid))
+	{
+		review_partitions(def, st != BF_GUARD_OK || rows_changed, triggers_changed,
+						  attached);
+		return;
+	}
 
 	/*
 	 * Not sound (disabled, or the guarded table has no trigger yet, as during
@@ -548,6 +628,8 @@ review_touched(List *defs, List *touched, List *removed)
 		bool		triggers_changed = false;
 		bool		trigger_dropped = false;
 		bool		joined = false;
+		bool		rows_changed = false;
+		List	   *attached = NIL;
 		ListCell   *lt;
 
 		if (list_member_ptr(removed, d))
@@ -570,6 +652,8 @@ review_touched(List *defs, List *touched, List *removed)
 				triggers_changed |= t->triggers_changed;
 				trigger_dropped |= t->trigger_dropped && t->relid == d->relid;
 				joined |= t->joined && t->relid != d->relid;
+				rows_changed |= t->rows_changed;
+				attached = list_concat(attached, t->attached);
 			}
 			else
 				drop_stray_triggers(d, t);
@@ -580,7 +664,8 @@ review_touched(List *defs, List *touched, List *removed)
 						 errdetail("Guards follow their table, not its name; a table created under the old name is not guarded.")));
 		}
 		if (mine)
-			review_guard(d, keys_changed, triggers_changed, trigger_dropped, joined);
+			review_guard(d, keys_changed, triggers_changed, trigger_dropped, joined,
+						 rows_changed, attached);
 	}
 }
 

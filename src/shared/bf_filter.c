@@ -506,7 +506,7 @@ slot_state(BfSlot *s)
 	return pending ? "building" : "not loaded";
 }
 
-#define INFO_COLUMNS 18
+#define INFO_COLUMNS 19
 
 /* May the current role see a filter's row: read access to its column, or ownership. */
 static bool
@@ -576,13 +576,15 @@ slot_info(BfSlot *s, bool standby, int64 pending, Datum *values, bool *nulls)
 	values[16] = Int64GetDatum((int64) pg_atomic_read_u64(&s->removals_dropped));
 	if (s->has_live)
 		values[17] = Int32GetDatum((int32) s->live_hdr.layers);
+	values[18] = ObjectIdGetDatum(s->member);
+	nulls[18] = !OidIsValid(s->member);
 }
 
 /*
  * One row per slot of this database: name, definition_id, state, capacity,
  * bits, hashes, keys_added, estimated_fpr, memory_bytes, checks, negatives,
  * last_build, last_error, next_try, keys_removed, removals_pending,
- * removals_dropped, layers.
+ * removals_dropped, layers, partition.
  */
 Datum
 bloom_shared_filters_info(PG_FUNCTION_ARGS)
@@ -627,7 +629,7 @@ bloom_shared_filters_info(PG_FUNCTION_ARGS)
 			slot_info(s, standby, pending[i], values, nulls);
 			LWLockRelease(bf_slot_lock(i));
 			values[2] = CStringGetTextDatum("hidden");
-			for (int c = 3; c < INFO_COLUMNS; c++)
+			for (int c = 3; c < INFO_COLUMNS - 1; c++)
 				nulls[c] = true;
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 			continue;

@@ -18,12 +18,16 @@
  * the caller could not check the filter with bloom_shared_contains (no
  * SELECT on the guarded column of the guarded table, or row-level security
  * there).  It answers "no" (false) only where bloom_shared_contains would.
+ *
+ * For a partition of a table guarded per partition, the gate names the
+ * partition and asks that partition's own filter (bf_members.c).
  */
 #include "postgres.h"
 
 #include "access/htup_details.h"
 #include "access/parallel.h"
 #include "access/xlog.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_operator.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
@@ -327,6 +331,7 @@ bloom_shared_skipped_scans(PG_FUNCTION_ARGS)
 typedef struct GateKey
 {
 	int64		defid;
+	Oid			member;			/* the partition's filter, or InvalidOid */
 	Oid			argtype;
 } GateKey;
 
@@ -372,6 +377,17 @@ state_resolve(GateState *g)
 	if (def == NULL)
 		return;
 	g->def = *def;
+	g->def.member = g->key.member;
+	/*
+	 * A guard on a partitioned table has a filter per partition only, which
+	 * answers for a partition of that table only.
+	 */
+	if (OidIsValid(g->key.member) != bf_tree_per_partition(def->relid))
+		return;
+	if (OidIsValid(g->key.member) &&
+		(get_rel_relkind(g->key.member) != RELKIND_RELATION ||
+		 !bf_tree_contains(def->relid, g->key.member)))
+		return;
 	(void) bf_gate_definitions(&cfgoid);
 	g->cfgoid = cfgoid;
 	g->attnum = get_attnum(def->relid, NameStr(def->column_name));
@@ -393,7 +409,7 @@ state_resolve(GateState *g)
 }
 
 static GateState *
-state_lookup(int64 defid, Oid argtype)
+state_lookup(int64 defid, Oid member, Oid argtype)
 {
 	GateKey		key;
 	GateState  *g;
@@ -419,6 +435,7 @@ state_lookup(int64 defid, Oid argtype)
 	}
 	memset(&key, 0, sizeof(key));
 	key.defid = defid;
+	key.member = member;
 	key.argtype = argtype;
 	g = hash_search(gate_states, &key, HASH_ENTER, &found);
 	if (!found)
@@ -500,7 +517,7 @@ state_maybe(GateState *g, Datum key)
  * can only answer "maybe" there.
  */
 static GateState *
-gate_setup(FunctionCallInfo fcinfo, Oid argtype)
+gate_setup(FunctionCallInfo fcinfo, Oid member, Oid argtype)
 {
 	GateSite   *site = fcinfo->flinfo->fn_extra;
 	int64		defid = PG_GETARG_INT64(0);
@@ -523,10 +540,11 @@ gate_setup(FunctionCallInfo fcinfo, Oid argtype)
 	/* arguments may change between calls (a column, an anyarray of pg_stats) */
 	if (site->state == NULL || site->epoch != bf_def_epoch ||
 		gate_states_epoch != bf_def_epoch ||
-		site->state->key.defid != defid || site->state->key.argtype != argtype)
+		site->state->key.defid != defid || site->state->key.member != member ||
+		site->state->key.argtype != argtype)
 	{
 		site->state = NULL;
-		site->state = state_lookup(defid, argtype);
+		site->state = state_lookup(defid, member, argtype);
 		site->epoch = gate_states_epoch;
 	}
 	if (!site->state->usable || !state_readable(site->state))
@@ -535,25 +553,40 @@ gate_setup(FunctionCallInfo fcinfo, Oid argtype)
 }
 
 /*
- * bloom_shared_gate(definition_id, key): false when the filter of the
- * definition certainly holds no key equal to this one, true otherwise.
+ * The partition of a three-argument gate (definition_id, partition, key),
+ * InvalidOid for the two-argument form; *keyarg is the key's argument.
+ */
+static Oid
+gate_member(FunctionCallInfo fcinfo, int *keyarg)
+{
+	*keyarg = PG_NARGS() - 1;
+	return PG_NARGS() == 3 && !PG_ARGISNULL(1) ? PG_GETARG_OID(1) : InvalidOid;
+}
+
+/*
+ * bloom_shared_gate(definition_id, [partition,] key): false when the filter
+ * of the definition (of that partition, for a guard on a partitioned table)
+ * certainly holds no key equal to this one, true otherwise.
  */
 Datum
 bloom_shared_gate(PG_FUNCTION_ARGS)
 {
 	GateState  *g;
+	int			keyarg;
+	Oid			member = gate_member(fcinfo, &keyarg);
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(keyarg) ||
+		(keyarg == 2 && PG_ARGISNULL(1)))
 		PG_RETURN_BOOL(true);
-	g = gate_setup(fcinfo, get_fn_expr_argtype(fcinfo->flinfo, 1));
-	if (g == NULL || state_maybe(g, PG_GETARG_DATUM(1)))
+	g = gate_setup(fcinfo, member, get_fn_expr_argtype(fcinfo->flinfo, keyarg));
+	if (g == NULL || state_maybe(g, PG_GETARG_DATUM(keyarg)))
 		PG_RETURN_BOOL(true);
 	count_skip(&g->ref, g->cfgoid, g->def.id);
 	PG_RETURN_BOOL(false);
 }
 
 /*
- * bloom_shared_gate_any(definition_id, keys): false when the filter
+ * bloom_shared_gate_any(definition_id, [partition,] keys): false when the filter
  * certainly holds none of the keys; true otherwise, also when the array or
  * any element is NULL.
  */
@@ -569,12 +602,15 @@ bloom_shared_gate_any(PG_FUNCTION_ARGS)
 	Datum	   *elems;
 	bool	   *nulls;
 	int			n;
+	int			keyarg;
+	Oid			member = gate_member(fcinfo, &keyarg);
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(keyarg) ||
+		(keyarg == 2 && PG_ARGISNULL(1)))
 		PG_RETURN_BOOL(true);
-	arr = PG_GETARG_ARRAYTYPE_P(1);
+	arr = PG_GETARG_ARRAYTYPE_P(keyarg);
 	elemtype = ARR_ELEMTYPE(arr);
-	g = gate_setup(fcinfo, elemtype);
+	g = gate_setup(fcinfo, member, elemtype);
 	if (g == NULL || array_contains_nulls(arr))
 		PG_RETURN_BOOL(true);
 	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);

@@ -286,13 +286,17 @@ serve_builds(TimestampTz now)
 		LWLockRelease(bf_slot_lock(i));
 		if (due && !start_worker(dbid, BF_WORKER_BUILD, i, &build_handles[i]))
 		{
-			/* no free worker slot: a failed attempt, retried with backoff */
+			/*
+			 * No free worker slot: not the build's failure (a guard on a
+			 * partitioned table asks for a build per partition at once).
+			 * It waits, as the builds after it, for a worker to end.
+			 */
 			LWLockAcquire(bf_slot_lock(i), LW_EXCLUSIVE);
 			s->launching = false;
-			bf_slot_record_failure(s, "no background worker slot is free (max_worker_processes)");
 			LWLockRelease(bf_slot_lock(i));
 			build_handles[i] = NULL;
-			wait_ms = Min(wait_ms, 1000);
+			wait_ms = Min(wait_ms, 200);
+			break;
 		}
 	}
 	return wait_ms;

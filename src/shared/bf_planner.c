@@ -61,6 +61,8 @@ static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 static uint64 gate_fn_epoch = 0;
 static Oid	gate_fn = InvalidOid;
 static Oid	gate_any_fn = InvalidOid;
+static Oid	gate_part_fn = InvalidOid;	/* (definition, partition, key) */
+static Oid	gate_part_any_fn = InvalidOid;
 
 #if PG_VERSION_NUM >= 160000
 #define bf_make_gate_rinfo(root, clause, relids) \
@@ -73,13 +75,18 @@ static Oid	gate_any_fn = InvalidOid;
 #endif
 
 static Oid
-lookup_gate_fn(Oid nsp, const char *name, Oid argtype)
+lookup_gate_fn(Oid nsp, const char *name, Oid argtype, bool partition)
 {
-	Oid			argtypes[2] = {INT8OID, argtype};
+	Oid			argtypes[3] = {INT8OID, argtype, InvalidOid};
 
+	if (partition)
+	{
+		argtypes[1] = REGCLASSOID;
+		argtypes[2] = argtype;
+	}
 	return LookupFuncName(list_make2(makeString(get_namespace_name(nsp)),
 									 makeString(pstrdup(name))),
-						  2, argtypes, true);
+						  partition ? 3 : 2, argtypes, true);
 }
 
 /* Are the gate functions there?  (An extension updated to 1.1 has them.) */
@@ -92,16 +99,22 @@ gate_functions(void)
 
 		gate_fn = InvalidOid;
 		gate_any_fn = InvalidOid;
+		gate_part_fn = InvalidOid;
+		gate_part_any_fn = InvalidOid;
 		if (OidIsValid(nsp))
 		{
-			gate_fn = lookup_gate_fn(nsp, "bloom_shared_gate", ANYELEMENTOID);
-			gate_any_fn = lookup_gate_fn(nsp, "bloom_shared_gate_any", ANYARRAYOID);
+			gate_fn = lookup_gate_fn(nsp, "bloom_shared_gate", ANYELEMENTOID, false);
+			gate_any_fn = lookup_gate_fn(nsp, "bloom_shared_gate_any", ANYARRAYOID, false);
+			gate_part_fn = lookup_gate_fn(nsp, "bloom_shared_gate", ANYELEMENTOID, true);
+			gate_part_any_fn = lookup_gate_fn(nsp, "bloom_shared_gate_any", ANYARRAYOID, true);
 		}
 		/* not found (CREATE EXTENSION under way): look again next time */
-		if (OidIsValid(gate_fn) && OidIsValid(gate_any_fn))
+		if (OidIsValid(gate_fn) && OidIsValid(gate_any_fn) &&
+			OidIsValid(gate_part_fn) && OidIsValid(gate_part_any_fn))
 			gate_fn_epoch = bf_def_epoch;
 	}
-	return OidIsValid(gate_fn) && OidIsValid(gate_any_fn);
+	return OidIsValid(gate_fn) && OidIsValid(gate_any_fn) &&
+		OidIsValid(gate_part_fn) && OidIsValid(gate_part_any_fn);
 }
 
 /*
@@ -210,21 +223,36 @@ collation_agrees(Oid collation)
 	return !OidIsValid(collation) || get_collation_isdeterministic(collation);
 }
 
+/*
+ * bloom_shared_gate[_any](definition, value), or, for a partition of a
+ * table guarded per partition, bloom_shared_gate[_any](definition,
+ * partition, value).
+ */
 static Expr *
-make_gate(Oid fn, int64 defid, Node *value, Oid collation)
+make_gate(bool any, int64 defid, Oid member, Node *value, Oid collation)
 {
 	Const	   *id = makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
 							   Int64GetDatum(defid), false, FLOAT8PASSBYVAL);
+	List	   *args = list_make1(id);
+	Oid			fn;
 
-	return (Expr *) makeFuncExpr(fn, BOOLOID,
-								 list_make2(id, copyObject(value)),
-								 InvalidOid, collation, COERCE_EXPLICIT_CALL);
+	if (OidIsValid(member))
+	{
+		args = lappend(args, makeConst(REGCLASSOID, -1, InvalidOid, sizeof(Oid),
+									   ObjectIdGetDatum(member), false, true));
+		fn = any ? gate_part_any_fn : gate_part_fn;
+	}
+	else
+		fn = any ? gate_any_fn : gate_fn;
+	args = lappend(args, copyObject(value));
+	return (Expr *) makeFuncExpr(fn, BOOLOID, args, InvalidOid, collation,
+								 COERCE_EXPLICIT_CALL);
 }
 
 /* The gate for one restriction clause, or NULL. */
 static Expr *
 gate_for_clause(Expr *clause, Index rti, AttrNumber attnum, Oid coltype,
-				Oid colcoll, int64 defid)
+				Oid colcoll, int64 defid, Oid member)
 {
 	if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
 	{
@@ -238,7 +266,7 @@ gate_for_clause(Expr *clause, Index rti, AttrNumber attnum, Oid coltype,
 			if (is_column(col, rti, attnum) && is_scan_constant(val) &&
 				collation_agrees(op->inputcollid) &&
 				operator_agrees(op->opno, side, coltype, colcoll, exprType(val)))
-				return make_gate(gate_fn, defid, val, op->inputcollid);
+				return make_gate(false, defid, member, val, op->inputcollid);
 		}
 	}
 	else if (IsA(clause, ScalarArrayOpExpr) && ((ScalarArrayOpExpr *) clause)->useOr)
@@ -252,7 +280,7 @@ gate_for_clause(Expr *clause, Index rti, AttrNumber attnum, Oid coltype,
 			is_column(col, rti, attnum) && is_scan_constant(arr) &&
 			collation_agrees(sa->inputcollid) &&
 			operator_agrees(sa->opno, 0, coltype, colcoll, elemtype))
-			return make_gate(gate_any_fn, defid, arr, sa->inputcollid);
+			return make_gate(true, defid, member, arr, sa->inputcollid);
 	}
 	return NULL;
 }
@@ -294,6 +322,8 @@ add_gates_of(PlannerInfo *root, RelOptInfo *rel, Index rti, Oid relid,
 	Oid			colcoll;
 	List	   *gates = NIL;
 	ListCell   *lc;
+	/* a guard on a partitioned table: this partition's own filter */
+	Oid			member = bf_tree_per_partition(def->relid) ? relid : InvalidOid;
 
 	if (attnum == InvalidAttrNumber)
 		return;
@@ -305,7 +335,8 @@ add_gates_of(PlannerInfo *root, RelOptInfo *rel, Index rti, Oid relid,
 
 		if (rinfo->pseudoconstant)
 			continue;
-		gate = gate_for_clause(rinfo->clause, rti, attnum, coltype, colcoll, def->id);
+		gate = gate_for_clause(rinfo->clause, rti, attnum, coltype, colcoll,
+							   def->id, member);
 		if (gate)
 			gates = lappend(gates, gate);
 	}

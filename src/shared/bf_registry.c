@@ -259,6 +259,13 @@ slot_is(const BfSlot *s, Oid dbid, Oid cfgoid, int64 defid)
 	return s->in_use && s->dbid == dbid && s->cfgoid == cfgoid && s->defid == defid;
 }
 
+/* The slot of one filter: a definition's, or one of its partitions'. */
+static bool
+slot_is_member(const BfSlot *s, Oid dbid, Oid cfgoid, int64 defid, Oid member)
+{
+	return slot_is(s, dbid, cfgoid, defid) && s->member == member;
+}
+
 /*
  * Forget a slot's bits; both locks are held exclusively, inside a write
  * section (bf_slot_write_begin).
@@ -347,6 +354,7 @@ slot_assign_locked(Oid dbid, Oid cfgoid, const BfDefinition *def)
 	s->dbid = dbid;
 	s->cfgoid = cfgoid;
 	s->defid = def->id;
+	s->member = def->member;
 	strlcpy(s->name, def->name, sizeof(s->name));
 	s->relid = def->relid;
 	s->column = def->column_name;
@@ -383,7 +391,8 @@ bf_filter_lookup(const BfDefinition *def, bool create, BfFilterRef *ref)
 
 	LWLockAcquire(bf_registry_lock(), create ? LW_EXCLUSIVE : LW_SHARED);
 	for (int i = 0; i < bf_shared->nslots; i++)
-		if (slot_is(&bf_shared->slots[i], MyDatabaseId, cfgoid, def->id))
+		if (slot_is_member(&bf_shared->slots[i], MyDatabaseId, cfgoid, def->id,
+						   def->member))
 		{
 			found = i;
 			break;
@@ -403,7 +412,8 @@ bf_filter_lookup(const BfDefinition *def, bool create, BfFilterRef *ref)
 }
 
 /*
- * Ask for a build of a definition's filter (creating its slot if needed).
+ * Ask for a build of a definition's filter (creating its slot if needed);
+ * for a guard on a partitioned table, of each leaf partition's filter.
  * forget: drop the current bits first, so that checks answer "maybe" until
  * the build publishes (the keys may have changed).  wait_xid: the build
  * first waits for that transaction (the one that defined the filter).
@@ -415,6 +425,12 @@ bf_filter_request_build(const BfDefinition *def, TransactionId wait_xid, bool fo
 	BfFilterRef ref;
 	BfSlot	   *s;
 
+	/* a guard on a partitioned table: each partition's filter (bf_members.c) */
+	if (!OidIsValid(def->member) && bf_tree_per_partition(def->relid))
+	{
+		bf_members_request_build(def, wait_xid, forget);
+		return;
+	}
 	for (;;)
 	{
 		(void) bf_filter_lookup(def, true, &ref);
@@ -451,6 +467,38 @@ bf_filter_forget(int64 defid)
 		if (slot_is(&bf_shared->slots[i], MyDatabaseId, cfgoid, defid))
 			slot_free_locked(i);
 	LWLockRelease(bf_registry_lock());
+}
+
+/* Free the slot of one partition's filter of a definition, if any. */
+void
+bf_filter_forget_member(int64 defid, Oid member)
+{
+	Oid			cfgoid = bf_config_table(true);
+
+	LWLockAcquire(bf_registry_lock(), LW_EXCLUSIVE);
+	for (int i = 0; i < bf_shared->nslots; i++)
+		if (slot_is_member(&bf_shared->slots[i], MyDatabaseId, cfgoid, defid, member))
+			slot_free_locked(i);
+	LWLockRelease(bf_registry_lock());
+}
+
+/* The partitions that have a slot for a definition of this database. */
+List *
+bf_filter_slot_members(int64 defid)
+{
+	Oid			cfgoid = bf_config_table(true);
+	List	   *result = NIL;
+
+	LWLockAcquire(bf_registry_lock(), LW_SHARED);
+	for (int i = 0; i < bf_shared->nslots; i++)
+	{
+		BfSlot	   *s = &bf_shared->slots[i];
+
+		if (slot_is(s, MyDatabaseId, cfgoid, defid) && OidIsValid(s->member))
+			result = lappend_oid(result, s->member);
+	}
+	LWLockRelease(bf_registry_lock());
+	return result;
 }
 
 /*

@@ -46,6 +46,9 @@ typedef struct BfDefinition
 	double		fpr;
 	int64		capacity;		/* 0: sized from the table */
 	int			layout;			/* BF_LAYOUT_BLOCKED or BF_LAYOUT_COUNTING */
+	Oid			member;			/* the leaf partition whose own filter this
+								 * names (bf_members.c), else InvalidOid; not
+								 * a column of the configuration table */
 } BfDefinition;
 
 /* Where a call site found a filter: valid until the slot is reset or freed. */
@@ -85,6 +88,8 @@ extern uint64 bf_pool_free_bytes(void);
 extern void bf_filter_request_build(const BfDefinition *def, TransactionId wait_xid,
 									bool forget);
 extern void bf_filter_forget(int64 defid);
+extern void bf_filter_forget_member(int64 defid, Oid member);
+extern List *bf_filter_slot_members(int64 defid);	/* of Oid */
 extern void bf_filters_forget_db(Oid dbid, Oid keep_cfgoid);
 extern void bf_request_load(Oid dbid);
 extern void bf_wake_launcher(void);
@@ -134,6 +139,29 @@ extern BfGuardState bf_guard_state(Oid root, const char *name, bool counting,
 extern List *bf_guard_triggers(Oid relid, const char *name);	/* of names */
 extern double bf_tree_estimate_rows(Oid relid);
 extern void bf_tree_check_guardable(Oid root);
+extern bool bf_tree_per_partition(Oid relid);
+extern List *bf_tree_leaves(Oid relid, LOCKMODE lockmode);
+
+/* bf_members.c: a guard on a partitioned table, a filter per leaf partition */
+extern BfDefinition *bf_member_def(const BfDefinition *def, Oid member);
+extern List *bf_filter_members(const BfDefinition *def);	/* of BfDefinition * */
+extern void bf_members_reconcile(const BfDefinition *def, List *reset);
+extern void bf_members_request_build(const BfDefinition *def,
+									 TransactionId wait_xid, bool forget);
+
+typedef struct BfMemberSet
+{
+	int64		defid;
+	uint64		inval;			/* relcache invalidations when read */
+	int			n;
+	Oid		   *relids;			/* its leaf partitions */
+	BfFilterRef *refs;			/* their filters */
+	bool		load_requested;
+} BfMemberSet;
+
+extern BfCheckResult bf_members_check(BfMemberSet *set, const BfDefinition *def,
+									  MemoryContext mcxt, const BfHash *hashes,
+									  int nhashes, int kind, int *filter_kind);
 extern void bf_check_owner(Oid relid);
 extern char *bf_filter_name(Oid relid, const char *column);
 

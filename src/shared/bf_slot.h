@@ -50,6 +50,7 @@ typedef struct BfSlot
 	Oid			dbid;
 	Oid			cfgoid;			/* the definitions table (extension instance) */
 	int64		defid;			/* the definition row's id */
+	Oid			member;			/* its partition, or InvalidOid: the tree */
 	char		name[BF_SHARED_NAME_LEN];	/* for the view and messages */
 	Oid			relid;			/* the guarded table and column: who may */
 	NameData	column;			/* see the filter in the view */

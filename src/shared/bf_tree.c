@@ -53,6 +53,33 @@ bf_tree_members(Oid relid, LOCKMODE lockmode)
 	return find_all_inheritors(relid, lockmode, NULL);
 }
 
+/*
+ * Does a guard on this table keep one filter per partition?  A partitioned
+ * table holds no rows itself: its leaf partitions do.
+ */
+bool
+bf_tree_per_partition(Oid relid)
+{
+	return get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE;
+}
+
+/* The tables of the tree that hold rows (not partitioned ones). */
+List *
+bf_tree_leaves(Oid relid, LOCKMODE lockmode)
+{
+	List	   *members = bf_tree_members(relid, lockmode);
+	List	   *leaves = NIL;
+	ListCell   *lc;
+
+	foreach(lc, members)
+	{
+		if (get_rel_relkind(lfirst_oid(lc)) != RELKIND_PARTITIONED_TABLE)
+			leaves = lappend_oid(leaves, lfirst_oid(lc));
+	}
+	list_free(members);
+	return leaves;
+}
+
 bool
 bf_tree_contains(Oid root, Oid relid)
 {

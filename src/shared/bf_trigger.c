@@ -77,6 +77,9 @@ trigger_site(FunctionCallInfo fcinfo, TriggerData *td)
 		site->defined = false;
 		return site;
 	}
+	/* a guard on a partitioned table keeps each partition's keys apart */
+	if (bf_tree_per_partition(site->def.relid))
+		site->def.member = RelationGetRelid(rel);
 	colname = NameStr(site->def.column_name);
 	site->attnum = SPI_fnumber(RelationGetDescr(rel), colname);
 	if (site->attnum <= 0)

@@ -70,6 +70,7 @@ pool_mb=$((((USERS + EVENTS) * 5 / 1000000) + 64))
 bf_start_server \
 	"shared_preload_libraries = 'bloomfilter'" \
 	"bloomfilter.shared_memory = $pool_mb" \
+	"bloomfilter.max_shared_filters = 128" \
 	"shared_buffers = 2GB" \
 	"max_connections = 50" \
 	"max_wal_size = 8GB" \

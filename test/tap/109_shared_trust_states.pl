@@ -297,8 +297,12 @@ no_false_negatives($node, $db, $S, 'SELECT k FROM b1', 'b1 after the odd trigger
 # ATTACH PARTITION and ALTER TABLE ... INHERIT (rows no trigger saw), DROP
 # TRIGGER (the guard is removed; its slot reused).  At no point may a check
 # answer "no" for a committed key, and the build may not publish a filter
-# that misses them.
+# that misses them.  A guarded partitioned table takes a slot per partition:
+# b1's guard goes, and each attached partition leaves again after its round,
+# to stay within the four slots; a partition attached with no slot free gets
+# no filter (a WARNING) and answers "maybe".
 my $NBIG = 400000;
+sq(q{SELECT bloom_unguard('b1', 'k')});
 sq(qq{CREATE TABLE big (k text); INSERT INTO big SELECT 'big' || i FROM generate_series(1, $NBIG) i;
 	CREATE TABLE bp (g int, k text) PARTITION BY LIST (g);
 	CREATE TABLE bp0 PARTITION OF bp FOR VALUES IN (0);
@@ -353,6 +357,18 @@ for my $round (1 .. 2)
 	is($bad, 0, "race $round: ATTACH PARTITION during a rebuild: no \"no\" for the attached rows ($polls polls)");
 	wait_ready($node, $db, 'public.bp.k', "race $round: after ATTACH");
 	no_false_negatives($node, $db, 'public.bp.k', "SELECT k FROM bp$g", "race $round: after ATTACH, ready");
+	if ($round == 1)
+	{
+		# all four slots in use (big, bi, bp0, bp1): one more partition
+		sq(q{CREATE TABLE bpx (g int, k text); INSERT INTO bpx VALUES (9, 'bpx-1')});
+		my ($rc, $out, $warn) = $node->psql($db, q{ALTER TABLE bp ATTACH PARTITION bpx FOR VALUES IN (9)});
+		like($warn, qr/WARNING:  partition "bpx" of the table guarded by shared bloom filter "public\.bp\.k" gets no filter: all 4 shared bloom filter slots are in use/,
+			'no slot free: ATTACH PARTITION succeeds with a WARNING');
+		is($node->safe_psql($db, q{SELECT bloom_shared_contains('public.bp.k', 'bpx-1'::text)}), 't',
+			'... and the partition without a filter answers "maybe"');
+		sq(q{DROP TABLE bpx});
+	}
+	sq(qq{ALTER TABLE bp DETACH PARTITION bp$g});
 
 	# (c) ALTER TABLE ... INHERIT with rows right after a rebuild started
 	sq(qq{CREATE TABLE bi$g (k text); INSERT INTO bi$g SELECT 'bi$g-' || i FROM generate_series(1, 20000) i;});
