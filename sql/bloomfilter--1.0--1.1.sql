@@ -280,7 +280,7 @@ ALTER TABLE bloom_shared_definitions DROP COLUMN schema_name, DROP COLUMN table_
 ALTER TABLE bloom_shared_definitions ADD UNIQUE (rel, column_name);
 -- counting guards follow DELETE
 ALTER TABLE bloom_shared_definitions ADD COLUMN layout text NOT NULL DEFAULT 'blocked'
-	CHECK (layout OPERATOR(pg_catalog.=) ANY (ARRAY['blocked'::text, 'counting'::text]));
+	CHECK (layout OPERATOR(pg_catalog.=) ANY (ARRAY['blocked'::text, 'counting'::text, 'cuckoo'::text]));
 -- 1.0's checks named unqualified operators, which an operator planted in the
 -- extension's schema could capture (and definitions are written with the
 -- table owner's rights): the same checks with pg_catalog's operators
@@ -292,7 +292,7 @@ ALTER TABLE bloom_shared_definitions
 	ADD CONSTRAINT bloom_shared_definitions_capacity_check
 		CHECK (capacity OPERATOR(pg_catalog.>) 0::bigint);
 COMMENT ON TABLE bloom_shared_definitions IS
-	'definitions of the shared bloom filters (managed by bloom_guard and bloom_unguard; rel: the guarded table by OID; capacity NULL: sized from the table; layout blocked, or counting: keys of deleted rows are removed)';
+	'definitions of the shared bloom filters (managed by bloom_guard and bloom_unguard; rel: the guarded table by OID; capacity NULL: sized from the table; layout blocked, or counting or cuckoo: keys of deleted rows are removed)';
 
 DROP FUNCTION bloom_shared_filters_info();
 CREATE FUNCTION bloom_shared_filters_info(
@@ -406,7 +406,7 @@ CREATE FUNCTION bloom_guard(rel regclass, col name, fpr float8 DEFAULT 0.01,
 	AS 'MODULE_PATHNAME', 'bloom_guard'
 	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 COMMENT ON FUNCTION bloom_guard(regclass, name, float8, bigint, text) IS
-	'guard a column with a shared filter (table owner only): defines it, creates its trigger, builds it in the background without blocking writers; layout counting also removes the keys of deleted rows; returns its name "schema"."table"."column"';
+	'guard a column with a shared filter (table owner only): defines it, creates its trigger, builds it in the background without blocking writers; layouts counting and cuckoo also remove the keys of deleted rows; returns its name "schema"."table"."column"';
 COMMENT ON FUNCTION bloom_shared_trigger() IS
 	'AFTER INSERT OR UPDATE [OR DELETE] ... FOR EACH ROW trigger adding the row''s key to a shared filter (argument: the filter name), and for a counting filter queuing the removal of a deleted or changed key; created by bloom_guard on the guarded table and its inheritance children';
 COMMENT ON FUNCTION bloom_shared_ddl() IS

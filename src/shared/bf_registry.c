@@ -283,6 +283,8 @@ slot_forget_locked(BfSlot *s)
 	pg_atomic_write_u32(&s->grow_requested, 0);
 	pg_atomic_write_u64(&s->removed, 0);
 	pg_atomic_write_u64(&s->removals_dropped, 0);
+	s->overflowed = false;
+	s->next_overflowed = false;
 }
 
 /* Free a slot; the registry lock is held exclusively. */
