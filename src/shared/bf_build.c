@@ -425,15 +425,17 @@ static void
 add_batch(BuildState *b, BfHash *hashes, int n)
 {
 	BfFilterRef ref = {b->slot, b->generation};
-	BfSlot	   *s = bf_slot_acquire(&ref, LW_SHARED);
+	BfSlot	   *s;
 
 	if (bf_hdr_is_cuckoo(&b->hdr))
 	{
+		/* (the slot lock, exclusive) */
 		if (!bf_cuckoo_slot_add_batch(&ref, b->off, &b->hdr, hashes, n))
 			superseded(b);
 		b->rows += n;
 		return;
 	}
+	s = bf_slot_acquire(&ref, LW_SHARED);
 	if (s == NULL)
 		superseded(b);
 	for (int i = 0; i < n; i++)

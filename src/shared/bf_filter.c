@@ -451,7 +451,7 @@ bf_filter_snapshot(const BfFilterRef *ref)
 	return result;
 }
 
-/* Live, with no build pending or running. */
+/* Live and answering, with no build pending or running. */
 bool
 bf_filter_is_ready(const BfFilterRef *ref)
 {
@@ -460,7 +460,7 @@ bf_filter_is_ready(const BfFilterRef *ref)
 
 	if (s == NULL)
 		return false;
-	ready = s->has_live && !s->suspended && !s->has_next &&
+	ready = s->has_live && !s->suspended && !s->overflowed && !s->has_next &&
 		s->request_seq == s->done_seq && s->builder_pid == 0;
 	bf_slot_release(s);
 	return ready;
