@@ -118,11 +118,11 @@ void
 bf_cuckoo_slot_overflowed(BfSlot *s)
 {
 	uint64		slots = s->live_hdr.nbits * BF_CUCKOO_SLOTS;
-	uint64		stored = pg_atomic_read_u64(&s->added);
+	uint64		keys = pg_atomic_read_u64(&s->added);
 
 	Assert(s->overflowed);
-	if (stored >= slots / 2)
-		request_larger(s, 2 * Max(stored, s->live_hdr.capacity));
+	if (keys >= slots / 2)
+		request_larger(s, 2 * Max(keys, s->live_hdr.capacity));
 	else
 		strlcpy(s->last_error,
 				"a key is held by more rows than its cuckoo buckets can count; the filter answers \"maybe\" until a rebuild finds fewer",
@@ -143,12 +143,13 @@ add_live(BfSlot *s, uint64 hash)
 	if (!placed)
 		s->overflowed = true;
 	bf_slot_write_end(s);
+	/* (a key not placed counts: the keys the table should hold) */
+	n = pg_atomic_add_fetch_u64(&s->added, 1);
 	if (!placed)
 	{
 		bf_cuckoo_slot_overflowed(s);
 		return true;
 	}
-	n = pg_atomic_add_fetch_u64(&s->added, 1);
 	if (n > s->grow_threshold && !s->has_next &&
 		pg_atomic_read_u32(&s->grow_requested) == 0)
 	{
@@ -165,10 +166,11 @@ add_next(BfSlot *s, uint64 hash)
 	BfCuckooHeader c;
 
 	to_cuckoo(&s->next_hdr, &c);
-	if (bf_cuckoo_insert(&c, (uint8 *) bf_pool + s->next_off, hash))
-		pg_atomic_fetch_add_u64(&s->next_added, 1);
-	else
+	if (!s->next_overflowed &&
+		!bf_cuckoo_insert(&c, (uint8 *) bf_pool + s->next_off, hash))
 		s->next_overflowed = true;
+	/* the keys it should hold, placed or not: the size of the next build */
+	pg_atomic_fetch_add_u64(&s->next_added, 1);
 }
 
 /*
@@ -194,7 +196,7 @@ bf_cuckoo_slot_add(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind)
 		/* an overflowed buffer answers nothing: it is being replaced */
 		if (s->has_live && !s->overflowed && bf_hdr_is_cuckoo(&s->live_hdr))
 			wake = add_live(s, h.lo);
-		if (s->has_next && !s->next_overflowed && bf_hdr_is_cuckoo(&s->next_hdr))
+		if (s->has_next && bf_hdr_is_cuckoo(&s->next_hdr))
 			add_next(s, h.lo);
 	}
 	bf_slot_release(s);
@@ -206,7 +208,8 @@ bf_cuckoo_slot_add(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind)
 /*
  * A build's batch of keys into its buffer at off; false if the slot was
  * reset (the build is superseded).  A key that cannot be placed marks the
- * buffer overflowed: the swap publishes it so and asks for a larger one.
+ * buffer overflowed: the swap publishes it so and asks for one sized for
+ * every key the scan found.
  */
 bool
 bf_cuckoo_slot_add_batch(const BfFilterRef *ref, uint64 off, const BfHeader *h,
@@ -214,19 +217,17 @@ bf_cuckoo_slot_add_batch(const BfFilterRef *ref, uint64 off, const BfHeader *h,
 {
 	BfSlot	   *s = bf_slot_acquire(ref, LW_EXCLUSIVE);
 	BfCuckooHeader c;
-	uint64		placed = 0;
 
 	if (s == NULL)
 		return false;
 	to_cuckoo(h, &c);
 	for (int i = 0; i < n && !s->next_overflowed; i++)
 	{
-		if (bf_cuckoo_insert(&c, (uint8 *) bf_pool + off, hashes[i].lo))
-			placed++;
-		else
+		if (!bf_cuckoo_insert(&c, (uint8 *) bf_pool + off, hashes[i].lo))
 			s->next_overflowed = true;
 	}
-	pg_atomic_fetch_add_u64(&s->next_added, placed);
+	/* the keys it should hold, placed or not: the size of the next build */
+	pg_atomic_fetch_add_u64(&s->next_added, n);
 	bf_slot_release(s);
 	return true;
 }
