@@ -509,8 +509,8 @@ slot_state(BfSlot *s)
 
 	if (s->suspended)
 		return "suspended";
-	if (s->has_live && s->overflowed && !pending)
-		return "full";
+	if (s->has_live && s->overflowed)
+		return "full";			/* a cuckoo table lacks a key: "maybe" */
 	if (s->has_live)
 		return pending ? "rebuilding" : "ready";
 	if (s->failures > 0)
