@@ -261,7 +261,8 @@ check_locked(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind,
  * no swap, reset or free happened since the fields were read, so the
  * buffer was still the live one (bits only go from 0 to 1 in it; a counting
  * buffer's counters go down only for keys no snapshot can see any more, never
- * below the count of the keys still present) and was not given back to the
+ * below the count of the keys still present; a cuckoo table changes only in
+ * write sections, which the third read sees) and was not given back to the
  * pool and reused.
  */
 static bool

@@ -21,8 +21,9 @@
  *   (bf_removals.c).
  * - Checks take no lock: they read what they need between two reads of
  *   check_seq (a sequence lock).  Whoever changes a field a check reads
- *   (in_use, generation, has_live, suspended, key_kind, live_off, live_hdr)
- *   or gives the live buffer back to the pool does so between
+ *   (in_use, generation, has_live, suspended, key_kind, live_off, live_hdr,
+ *   overflowed; and a cuckoo table's slots) or gives the live buffer back to
+ *   the pool does so between
  *   bf_slot_write_begin() and bf_slot_write_end(), with the slot lock held
  *   exclusively; a check that saw check_seq odd or changed falls back to the
  *   slot lock.  A counter a check reads may be decremented meanwhile, but
