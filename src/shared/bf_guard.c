@@ -101,7 +101,7 @@ bf_guard_create_trigger(Oid relid, const BfDefinition *def)
 															  NameStr(def->column_name)));
 	char	   *table = qualified_table(relid);
 
-	/* a counting filter also hears of deleted rows and changed keys */
+	/* counting and cuckoo filters also hear of deleted rows and changed keys */
 	own_ddl(psprintf("CREATE TRIGGER %s AFTER INSERT OR UPDATE%s ON %s "
 					 "FOR EACH ROW EXECUTE FUNCTION %s.%s(%s)",
 					 trigger, bf_guard_follows_deletes(def->layout) ? " OR DELETE" : "",
