@@ -25,7 +25,7 @@
 #      a lock, keys that are never deleted, and REPEATABLE READ checkers
 #      test the rows they see: zero "no";
 #   8. a restart (a guard defined with a capacity far below its rows is
-#      rebuilt once at the size its scan found).
+#      rebuilt once at the size its scan found) and a crash.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -38,6 +38,7 @@ use IPC::Run;
 
 my $node = shared_node('shared_cuckoo', qq{
 max_connections = 40
+restart_after_crash = on
 });
 my $T = 'public.t.k';
 
@@ -385,6 +386,22 @@ $node->safe_psql('postgres', 'DELETE FROM t WHERE k BETWEEN 8501 AND 8600');
 drained('after the restart');
 is(counters(), '100|0|0', 'after the restart: removals are applied again');
 no_false_negatives($node, 'postgres', $T, $rows, 'at the end');
+
+# a crash (kill -9 of a backend) with removals waiting
+$rr = $node->background_psql('postgres');
+$rr->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+$rr->query_safe('SELECT 1');
+my $n = $node->safe_psql('postgres',
+	'WITH d AS (DELETE FROM t WHERE k BETWEEN 8701 AND 8800 RETURNING 1) SELECT count(*) FROM d');
+like(counters(), qr/^\d+\|$n\|0$/, "crash: $n removals wait");
+my $pid = $rr->query_safe('SELECT pg_backend_pid()');
+ok(kill('KILL', $pid), 'crash: kill -9 of a backend');
+ok($node->poll_query_until('postgres', 'SELECT 1', '1'), 'crash: the server is back');
+eval { $rr->quit };
+wait_ready($node, 'postgres', $T, 'after the crash');
+is(counters(), '0|0|0', 'after the crash: rebuilt, the queue is empty');
+no_false_negatives($node, 'postgres', $T, $rows, 'after the crash');
+no_false_negatives($node, 'postgres', $C, 'SELECT k FROM c', 'c after the crash');
 
 $node->stop;
 done_testing();
