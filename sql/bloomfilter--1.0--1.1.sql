@@ -373,6 +373,7 @@ CREATE VIEW bloom_shared_filters AS
 					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'standby') THEN 'standby'
 					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'suspended') THEN 'suspended'
 					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'failed') THEN 'failed'
+					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'full') THEN 'full'
 					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'building') THEN 'building'
 					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'not loaded') THEN 'not loaded'
 					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'rebuilding') THEN 'rebuilding'
@@ -396,7 +397,7 @@ CREATE VIEW bloom_shared_filters AS
 		 GROUP BY f.definition_id) i
 		ON i.definition_id OPERATOR(pg_catalog.=) d.id;
 COMMENT ON VIEW bloom_shared_filters IS
-	'shared filters: state (building, ready, rebuilding, suspended, failed, not loaded, standby), size, keys added, estimated FPR, checks and "no" answers (negative_ratio: the share of lookups that never reached the table), the last build error and when the build is retried; for a counting filter, keys removed, removals waiting for their transactions and the xmin horizon, and removals dropped (their keys stay); scans skipped by planner guards (of the whole guard); for a table guarded per partition, the sum (the highest rate, the worst state) over its partitions'' filters (partitions; one row each in bloom_shared_filters_info())';
+	'shared filters: state (building, ready, rebuilding, suspended, full, failed, not loaded, standby), size, keys added, estimated FPR, checks and "no" answers (negative_ratio: the share of lookups that never reached the table), the last build error and when the build is retried; for a counting or cuckoo filter, keys removed, removals waiting for their transactions and the xmin horizon, and removals dropped (their keys stay); scans skipped by planner guards (of the whole guard); for a table guarded per partition, the sum (the highest rate, the worst state) over its partitions'' filters (partitions; one row each in bloom_shared_filters_info())';
 GRANT SELECT ON bloom_shared_filters TO PUBLIC;
 
 DROP FUNCTION bloom_guard(regclass, name, float8, bigint);

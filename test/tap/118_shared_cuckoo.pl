@@ -299,6 +299,10 @@ cmp_ok($node->safe_psql('postgres',
 	"SELECT count(*) FROM generate_series(1, 500) g WHERE bloom_shared_contains('$P', g)"), '<=', 10,
 	'partitioned: the deleted keys answer "no"');
 no_false_negatives($node, 'postgres', $P, 'SELECT k FROM p', 'partitioned, rows deleted');
+# a partition's table full: the guard's row says so (the worst state)
+$node->safe_psql('postgres', "INSERT INTO p SELECT 1, 555555 FROM generate_series(1, 12)");
+is(state_of($node, 'postgres', $P), 'full', 'partitioned: a full partition makes the guard full');
+no_false_negatives($node, 'postgres', $P, 'SELECT k FROM p', 'partitioned, a partition full');
 
 # ------------------------- 7. concurrency ----
 # Table c: 2000 stable keys (never deleted) and churn around 80% of the
