@@ -19,6 +19,7 @@ SHARED_OBJS = \
 	src/shared/bf_registry.o \
 	src/shared/bf_filter.o \
 	src/shared/bf_grow.o \
+	src/shared/bf_cuckoo_slot.o \
 	src/shared/bf_definitions.o \
 	src/shared/bf_security.o \
 	src/shared/bf_tree.o \

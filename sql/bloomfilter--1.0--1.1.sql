@@ -280,7 +280,7 @@ ALTER TABLE bloom_shared_definitions DROP COLUMN schema_name, DROP COLUMN table_
 ALTER TABLE bloom_shared_definitions ADD UNIQUE (rel, column_name);
 -- counting guards follow DELETE
 ALTER TABLE bloom_shared_definitions ADD COLUMN layout text NOT NULL DEFAULT 'blocked'
-	CHECK (layout OPERATOR(pg_catalog.=) ANY (ARRAY['blocked'::text, 'counting'::text]));
+	CHECK (layout OPERATOR(pg_catalog.=) ANY (ARRAY['blocked'::text, 'counting'::text, 'cuckoo'::text]));
 -- 1.0's checks named unqualified operators, which an operator planted in the
 -- extension's schema could capture (and definitions are written with the
 -- table owner's rights): the same checks with pg_catalog's operators
@@ -292,7 +292,7 @@ ALTER TABLE bloom_shared_definitions
 	ADD CONSTRAINT bloom_shared_definitions_capacity_check
 		CHECK (capacity OPERATOR(pg_catalog.>) 0::bigint);
 COMMENT ON TABLE bloom_shared_definitions IS
-	'definitions of the shared bloom filters (managed by bloom_guard and bloom_unguard; rel: the guarded table by OID; capacity NULL: sized from the table; layout blocked, or counting: keys of deleted rows are removed)';
+	'definitions of the shared bloom filters (managed by bloom_guard and bloom_unguard; rel: the guarded table by OID; capacity NULL: sized from the table; layout blocked, or counting or cuckoo: keys of deleted rows are removed)';
 
 DROP FUNCTION bloom_shared_filters_info();
 CREATE FUNCTION bloom_shared_filters_info(
@@ -374,6 +374,7 @@ CREATE VIEW bloom_shared_filters AS
 					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'standby') THEN 'standby'
 					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'suspended') THEN 'suspended'
 					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'failed') THEN 'failed'
+					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'full') THEN 'full'
 					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'building') THEN 'building'
 					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'not loaded') THEN 'not loaded'
 					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'rebuilding') THEN 'rebuilding'
@@ -398,7 +399,7 @@ CREATE VIEW bloom_shared_filters AS
 		 GROUP BY f.definition_id) i
 		ON i.definition_id OPERATOR(pg_catalog.=) d.id;
 COMMENT ON VIEW bloom_shared_filters IS
-	'shared filters: state (building, ready, rebuilding, suspended, failed, not loaded, standby), size (layers: the most of a guard''s filters, 1, one more per growth without a rebuild), keys added, estimated FPR, checks and "no" answers (negative_ratio: the share of lookups that never reached the table), the last build error and when the build is retried; for a counting filter, keys removed, removals waiting for their transactions and the xmin horizon, and removals dropped (their keys stay); scans skipped by planner guards (of the whole guard); for a table guarded per partition, the sum (the highest rate, the worst state) over its partitions'' filters (partitions; one row each in bloom_shared_filters_info())';
+	'shared filters: state (building, ready, rebuilding, suspended, full, failed, not loaded, standby), size (layers: the most of a guard''s filters, 1, one more per growth without a rebuild), keys added, estimated FPR, checks and "no" answers (negative_ratio: the share of lookups that never reached the table), the last build error and when the build is retried; for a counting or cuckoo filter, keys removed, removals waiting for their transactions and the xmin horizon, and removals dropped (their keys stay); scans skipped by planner guards (of the whole guard); for a table guarded per partition, the sum (the highest rate, the worst state) over its partitions'' filters (partitions; one row each in bloom_shared_filters_info())';
 GRANT SELECT ON bloom_shared_filters TO PUBLIC;
 
 DROP FUNCTION bloom_guard(regclass, name, float8, bigint);
@@ -408,7 +409,7 @@ CREATE FUNCTION bloom_guard(rel regclass, col name, fpr float8 DEFAULT 0.01,
 	AS 'MODULE_PATHNAME', 'bloom_guard'
 	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 COMMENT ON FUNCTION bloom_guard(regclass, name, float8, bigint, text) IS
-	'guard a column with a shared filter (table owner only): defines it, creates its trigger, builds it in the background without blocking writers; layout counting also removes the keys of deleted rows; returns its name "schema"."table"."column"';
+	'guard a column with a shared filter (table owner only): defines it, creates its trigger, builds it in the background without blocking writers; layouts counting and cuckoo also remove the keys of deleted rows; returns its name "schema"."table"."column"';
 COMMENT ON FUNCTION bloom_shared_trigger() IS
 	'AFTER INSERT OR UPDATE [OR DELETE] ... FOR EACH ROW trigger adding the row''s key to a shared filter (argument: the filter name), and for a counting filter queuing the removal of a deleted or changed key; created by bloom_guard on the guarded table and its inheritance children';
 COMMENT ON FUNCTION bloom_shared_ddl() IS

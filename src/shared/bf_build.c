@@ -262,6 +262,32 @@ build_table(const BuildState *b)
 	return OidIsValid(b->def.member) ? b->def.member : b->def.relid;
 }
 
+/* The filter does not fit in the pool. */
+static void
+fits_not(BuildState *b, int64 capacity)
+{
+	char		rate[32];
+
+	bf_format_double(b->def.fpr, rate, sizeof(rate));
+	ereport(ERROR,
+			(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+			 errmsg("shared bloom filter \"%s\" of capacity " INT64_FORMAT " at false-positive rate %s does not fit in bloomfilter.shared_memory (%d MB)",
+					b->def.name, capacity, rate, bf_shared_memory_mb),
+			 errhint("Raise bloomfilter.shared_memory (needs a restart).")));
+}
+
+/* A cuckoo guard's table (bf_cuckoo_slot.c). */
+static void
+build_size_cuckoo(BuildState *b, uint64 capacity)
+{
+	int			why;
+
+	if (!bf_cuckoo_slot_size(capacity, b->def.fpr, bf_shared_max_nbits() / 8,
+							 &b->hdr, &b->bytes, &why))
+		fits_not(b, (int64) capacity);
+	b->hdr.key_kind = (uint8) b->kt.kind;
+}
+
 static void
 build_size(BuildState *b, Relation rel)
 {
@@ -284,19 +310,15 @@ build_size(BuildState *b, Relation rel)
 	if (capacity <= 0 || (b->outgrown && rows > (double) capacity))
 		capacity = (int64) Max(Max(1000, 2 * rows), capacity);
 	capacity = Max(capacity, b->want_capacity);
+	if (b->def.layout == BF_GUARD_CUCKOO)
+	{
+		build_size_cuckoo(b, (uint64) capacity);
+		return;
+	}
 	if (!bf_size_for(b->def.layout, (uint64) capacity,
 					 bf_first_layer_fpr(b->def.layout, b->def.fpr),
 					 Min(bf_shared_max_nbits(), BF_MAX_NBITS(b->def.layout)), &size))
-	{
-		char		rate[32];
-
-		bf_format_double(b->def.fpr, rate, sizeof(rate));
-		ereport(ERROR,
-				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-				 errmsg("shared bloom filter \"%s\" of capacity " INT64_FORMAT " at false-positive rate %s does not fit in bloomfilter.shared_memory (%d MB)",
-						b->def.name, capacity, rate, bf_shared_memory_mb),
-				 errhint("Raise bloomfilter.shared_memory (needs a restart).")));
-	}
+		fits_not(b, capacity);
 	memset(&b->hdr, 0, sizeof(b->hdr));
 	b->hdr.version = BF_FORMAT_VERSION;
 	b->hdr.family = (uint8) bf_layout_family(b->def.layout);
@@ -393,6 +415,7 @@ build_publish_next(BuildState *b)
 	LWLockRelease(bf_registry_lock());
 	memset(bf_pool + off, 0, b->bytes);
 	s->next_hdr = b->hdr;
+	s->next_overflowed = false;
 	bf_slot_write_begin(s);
 	s->key_kind = b->kt.kind;
 	bf_slot_write_end(s);
@@ -415,8 +438,17 @@ static void
 add_batch(BuildState *b, BfHash *hashes, int n)
 {
 	BfFilterRef ref = {b->slot, b->generation};
-	BfSlot	   *s = bf_slot_acquire(&ref, LW_SHARED);
+	BfSlot	   *s;
 
+	if (bf_hdr_is_cuckoo(&b->hdr))
+	{
+		/* (the slot lock, exclusive) */
+		if (!bf_cuckoo_slot_add_batch(&ref, b->off, &b->hdr, hashes, n))
+			superseded(b);
+		b->rows += n;
+		return;
+	}
+	s = bf_slot_acquire(&ref, LW_SHARED);
 	if (s == NULL)
 		superseded(b);
 	for (int i = 0; i < n; i++)
@@ -495,7 +527,7 @@ build_check_guard(BuildState *b)
 {
 	Oid			culprit;
 	BfGuardState st = bf_guard_state(build_table(b), b->def.name,
-									  b->def.layout == BF_LAYOUT_COUNTING,
+									  bf_guard_follows_deletes(b->def.layout),
 									  &culprit);
 	List	   *members = bf_tree_members(build_table(b), AccessShareLock);
 	ListCell   *lc;
@@ -613,6 +645,7 @@ build_swap(BuildState *b)
 	s->live_bytes = b->bytes;
 	s->live_hdr = b->hdr;
 	s->has_live = true;
+	s->overflowed = s->next_overflowed;
 	/* removals queued against the old buffer are dropped (src/README.md) */
 	s->live_epoch++;
 	pg_atomic_write_u64(&s->removed, 0);
@@ -636,6 +669,8 @@ build_swap(BuildState *b)
 		s->request_capacity = (int64) (2 * added);
 		s->request_seq++;
 	}
+	if (s->overflowed)
+		bf_cuckoo_slot_overflowed(s);	/* a key did not fit: grow */
 	b->outcome = BUILD_DONE;
 	bf_slot_release(s);
 	LWLockRelease(bf_registry_lock());

@@ -439,7 +439,7 @@ review_guard(const BfDefinition *def, bool keys_changed, bool triggers_changed,
 	check_column(def);
 	bf_tree_check_guardable(def->relid);
 	st = bf_guard_state(def->relid, def->name,
-						def->layout == BF_LAYOUT_COUNTING, &culprit);
+						bf_guard_follows_deletes(def->layout), &culprit);
 	if (st == BF_GUARD_MISSING && trigger_dropped)
 	{
 		ereport(NOTICE,
@@ -457,7 +457,8 @@ review_guard(const BfDefinition *def, bool keys_changed, bool triggers_changed,
 				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
 				 errmsg("table \"%s\" has more than one trigger calling bloom_shared_trigger('%s')",
 						get_rel_name(culprit), def->name),
-				 errdetail("The filter has layout counting: each trigger would remove a deleted row's key, and the filter would answer \"no\" for other rows with that key."),
+				 errdetail("The filter has layout %s: each trigger would remove a deleted row's key, and the filter would answer \"no\" for other rows with that key.",
+						   bf_guard_layout_name(def->layout)),
 				 errhint("Let bloom_guard() create the guard trigger.")));
 	if (st == BF_GUARD_BAD_SHAPE)
 		ereport(ERROR,

@@ -230,10 +230,10 @@ def_from_tuple(HeapTuple tup, TupleDesc desc, const DefColumns *c, BfDefinition 
 	if (isnull)
 		return false;
 	name = TextDatumGetCString(v);
-	d->layout = bf_layout_from_name(name);
+	d->layout = bf_guard_layout_from_name(name);
 	pfree(name);
 	/* the table's CHECK allows no other */
-	return d->layout == BF_LAYOUT_BLOCKED || d->layout == BF_LAYOUT_COUNTING;
+	return d->layout == BF_LAYOUT_BLOCKED || bf_guard_follows_deletes(d->layout);
 }
 
 /* Every definition, read with a fresh snapshot. */
@@ -412,7 +412,7 @@ bf_def_insert(const BfDefinition *def)
 	values[2] = NameGetDatum(&def->column_name);
 	values[3] = Float8GetDatum(def->fpr);
 	values[4] = Int64GetDatum(def->capacity);
-	values[5] = CStringGetTextDatum(bf_layout_name(def->layout));
+	values[5] = CStringGetTextDatum(bf_guard_layout_name(def->layout));
 	SPI_connect();
 	config_exec(psprintf("INSERT INTO %s (name, rel, column_name, fpr, capacity, layout) "
 						 "VALUES ($1, $2, $3, $4, $5, $6) RETURNING id", config_name()),

@@ -105,7 +105,12 @@ bf_bits_add_atomic(uint8 *bits, const BfHeader *h, BfHash hash)
 uint64
 bf_grow_threshold(const BfHeader *h)
 {
-	uint64		over = bf_value_keys_over_rate(h, 1.5);
+	uint64		over;
+
+	/* a cuckoo table is sized for its capacity at 95% load */
+	if (bf_hdr_is_cuckoo(h))
+		return h->capacity;
+	over = bf_value_keys_over_rate(h, 1.5);
 
 	return over == PG_UINT64_MAX ? over : over - 1;
 }
@@ -232,12 +237,12 @@ check_locked(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind,
 	*reached = s != NULL;
 	if (s == NULL)
 		return BF_CHECK_UNKNOWN;
-	if (s->has_live && !s->suspended)
+	if (s->has_live && !s->suspended && !s->overflowed)
 	{
 		*filter_kind = s->key_kind;
 		if (s->key_kind != kind)
 			result = BF_CHECK_WRONG_KIND;
-		else if (bf_test_hash(&s->live_hdr, (const uint8 *) bf_pool + s->live_off, h))
+		else if (bf_slot_test_hash(&s->live_hdr, (const uint8 *) bf_pool + s->live_off, h))
 			result = BF_CHECK_MAYBE;
 		else
 			result = BF_CHECK_NO;
@@ -257,7 +262,8 @@ check_locked(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind,
  * no swap, reset or free happened since the fields were read, so the
  * buffer was still the live one (bits only go from 0 to 1 in it; a counting
  * buffer's counters go down only for keys no snapshot can see any more, never
- * below the count of the keys still present) and was not given back to the
+ * below the count of the keys still present; a cuckoo table changes only in
+ * write sections, which the third read sees) and was not given back to the
  * pool and reused.
  */
 static bool
@@ -284,7 +290,7 @@ check_unlocked(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind,
 		return false;
 	pg_read_barrier();
 	valid = vs->in_use && vs->generation == ref->generation;
-	live = vs->has_live && !vs->suspended;
+	live = vs->has_live && !vs->suspended && !vs->overflowed;
 	slot_kind = vs->key_kind;
 	off = vs->live_off;
 	bytes = vs->live_bytes;
@@ -313,7 +319,7 @@ check_unlocked(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind,
 			return false;
 	}
 	else
-		hit = bf_test_hash(&hdr, (const uint8 *) bf_pool + off, h);
+		hit = bf_slot_test_hash(&hdr, (const uint8 *) bf_pool + off, h);
 	pg_read_barrier();
 	if (pg_atomic_read_u32(&s->check_seq) != seq)
 		return false;
@@ -367,6 +373,12 @@ bf_filter_add(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind)
 
 	if (s == NULL)
 		return BF_CHECK_UNKNOWN;
+	if (bf_hdr_is_cuckoo(s->has_live ? &s->live_hdr : &s->next_hdr))
+	{
+		/* its writers take the slot lock exclusively */
+		bf_slot_release(s);
+		return bf_cuckoo_slot_add(ref, h, kind, filter_kind);
+	}
 	*filter_kind = s->key_kind;
 	if (!s->has_live && !s->has_next)
 		result = BF_CHECK_UNKNOWN;
@@ -414,6 +426,17 @@ bf_filter_snapshot(const BfFilterRef *ref)
 		bf_slot_release(s);
 		return NULL;
 	}
+	if (bf_hdr_is_cuckoo(&s->live_hdr))
+	{
+		char		name[BF_SHARED_NAME_LEN];
+
+		strlcpy(name, s->name, sizeof(name));
+		bf_slot_release(s);
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("shared filter \"%s\" is a cuckoo filter", name),
+				 errdetail("bloom_shared_get() returns a bloomfilter value.")));
+	}
 	hdr = s->live_hdr;
 	payload = bf_value_payload_bytes(&hdr);
 	total = VARHDRSZ + BF_HEADER_SIZE + payload;
@@ -441,7 +464,7 @@ bf_filter_snapshot(const BfFilterRef *ref)
 	return result;
 }
 
-/* Live, with no build pending or running. */
+/* Live and answering, with no build pending or running. */
 bool
 bf_filter_is_ready(const BfFilterRef *ref)
 {
@@ -450,7 +473,7 @@ bf_filter_is_ready(const BfFilterRef *ref)
 
 	if (s == NULL)
 		return false;
-	ready = s->has_live && !s->suspended && !s->has_next &&
+	ready = s->has_live && !s->suspended && !s->overflowed && !s->has_next &&
 		s->request_seq == s->done_seq && s->builder_pid == 0;
 	bf_slot_release(s);
 	return ready;
@@ -499,6 +522,8 @@ slot_state(BfSlot *s)
 
 	if (s->suspended)
 		return "suspended";
+	if (s->has_live && s->overflowed)
+		return "full";			/* a cuckoo table lacks a key: "maybe" */
 	if (s->has_live)
 		return pending ? "rebuilding" : "ready";
 	if (s->failures > 0)
@@ -555,10 +580,20 @@ slot_info(BfSlot *s, bool standby, int64 pending, Datum *values, bool *nulls)
 			}
 		}
 		values[3] = Int64GetDatum((int64) capacity);
-		values[4] = Int64GetDatum((int64) h->nbits);
-		values[5] = Int32GetDatum(hashes);
 		values[6] = Int64GetDatum((int64) pg_atomic_read_u64(&s->added));
-		values[7] = Float8GetDatum(bf_estimate_fpr(h, (const uint8 *) bf_pool + s->live_off));
+		if (bf_hdr_is_cuckoo(h))
+		{
+			/* bits of the table; no hash count; the rate at its load */
+			values[4] = Int64GetDatum((int64) bf_cuckoo_slot_bits(h));
+			nulls[5] = true;
+			values[7] = Float8GetDatum(bf_cuckoo_slot_fpr(h, pg_atomic_read_u64(&s->added)));
+		}
+		else
+		{
+			values[4] = Int64GetDatum((int64) h->nbits);
+			values[5] = Int32GetDatum(hashes);
+			values[7] = Float8GetDatum(bf_estimate_fpr(h, (const uint8 *) bf_pool + s->live_off));
+		}
 	}
 	else
 		nulls[3] = nulls[4] = nulls[5] = nulls[6] = nulls[7] = nulls[17] = true;

@@ -20,6 +20,7 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
+#include "bf_cuckoo.h"
 #include "bf_sizing.h"
 #include "bf_value.h"
 #include "bf_shared.h"
@@ -100,10 +101,10 @@ bf_guard_create_trigger(Oid relid, const BfDefinition *def)
 															  NameStr(def->column_name)));
 	char	   *table = qualified_table(relid);
 
-	/* a counting filter also hears of deleted rows and changed keys */
+	/* counting and cuckoo filters also hear of deleted rows and changed keys */
 	own_ddl(psprintf("CREATE TRIGGER %s AFTER INSERT OR UPDATE%s ON %s "
 					 "FOR EACH ROW EXECUTE FUNCTION %s.%s(%s)",
-					 trigger, def->layout == BF_LAYOUT_COUNTING ? " OR DELETE" : "",
+					 trigger, bf_guard_follows_deletes(def->layout) ? " OR DELETE" : "",
 					 table,
 					 quote_identifier(get_namespace_name(bf_extension_schema(false))),
 					 BF_TRIGGER_FUNCTION, quote_literal_cstr(def->name)));
@@ -214,12 +215,35 @@ check_table_exists(Oid relid)
 				 errmsg("relation with OID %u does not exist", relid)));
 }
 
+/* A cuckoo guard's table: its rate, and its size in the pool. */
+static void
+check_sizing_cuckoo(const char *rate, double fpr, int64 need)
+{
+	BfCuckooHeader h;
+	int			why;
+
+	if (!bf_cuckoo_size(1, fpr, PG_UINT64_MAX, &h, &why))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("false-positive rate %s is too small for a cuckoo filter", rate),
+				 errdetail("Its fingerprints have at most %d bits.", BF_CUCKOO_MAX_FP_BITS),
+				 errhint("Use a rate of at least 2e-9, or layout counting.")));
+	if (!bf_cuckoo_size((uint64) need, fpr, bf_shared_max_nbits() / 8, &h, &why) ||
+		bf_cuckoo_payload_bytes(h.nbuckets, h.fp_bits) > bf_pool_free_bytes())
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("a shared cuckoo filter of capacity " INT64_FORMAT " at false-positive rate %s does not fit in bloomfilter.shared_memory (%d MB, %llu kB free)",
+						need, rate, bf_shared_memory_mb,
+						(unsigned long long) (bf_pool_free_bytes() / 1024)),
+				 errhint("Raise bloomfilter.shared_memory (needs a restart), use a smaller capacity or a larger rate, or remove other guards.")));
+}
+
 /* The rate and capacity of a new guard, checked before anything is done. */
 static void
 check_sizing(Oid relid, int layout, double fpr, int64 capacity, bool capacity_given)
 {
 	BfSize		size;
-	uint64		max_nbits = Min(bf_shared_max_nbits(), BF_MAX_NBITS(layout));
+	uint64		max_nbits;
 	double		build_fpr = bf_first_layer_fpr(layout, fpr);
 	int64		need;
 
@@ -235,13 +259,19 @@ check_sizing(Oid relid, int layout, double fpr, int64 capacity, bool capacity_gi
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("capacity must be positive, not " INT64_FORMAT, capacity)));
+	need = capacity_given ? capacity : (int64) Max(1000, 2 * bf_tree_estimate_rows(relid));
+	if (layout == BF_GUARD_CUCKOO)
+	{
+		check_sizing_cuckoo(rate, fpr, need);
+		return;
+	}
+	max_nbits = Min(bf_shared_max_nbits(), BF_MAX_NBITS(layout));
 	/* as the build sizes it */
 	if (!bf_size_for(layout, 1, build_fpr, BF_MAX_NBITS(layout), &size))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("false-positive rate %s is too small for a bloom filter", rate),
 				 errhint("Use a rate of at least 1e-15.")));
-	need = capacity_given ? capacity : (int64) Max(1000, 2 * bf_tree_estimate_rows(relid));
 	if (!bf_size_for(layout, (uint64) need, build_fpr, max_nbits, &size) ||
 		bf_payload_bytes(size.nbits) > bf_pool_free_bytes())
 		ereport(ERROR,
@@ -252,22 +282,22 @@ check_sizing(Oid relid, int layout, double fpr, int64 capacity, bool capacity_gi
 				 errhint("Raise bloomfilter.shared_memory (needs a restart), use a smaller capacity or a larger rate, or remove other guards.")));
 }
 
-/* The layout of a new guard: blocked, or counting (follows deletes). */
+/* The layout of a new guard: blocked, or counting or cuckoo (follow deletes). */
 static int
 guard_layout(const char *name)
 {
-	int			layout = bf_layout_from_name(name);
+	int			layout = bf_guard_layout_from_name(name);
 
 	if (layout == BF_LAYOUT_CLASSIC)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("a shared bloom filter cannot use layout classic"),
-				 errhint("Use 'blocked' (the default) or 'counting'.")));
-	if (layout != BF_LAYOUT_BLOCKED && layout != BF_LAYOUT_COUNTING)
+				 errhint("Use 'blocked' (the default), 'counting' or 'cuckoo'.")));
+	if (layout != BF_LAYOUT_BLOCKED && !bf_guard_follows_deletes(layout))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unrecognized bloomfilter layout \"%s\"", name),
-				 errhint("Use 'blocked' (the default) or 'counting'.")));
+				 errhint("Use 'blocked' (the default), 'counting' or 'cuckoo'.")));
 	return layout;
 }
 

@@ -284,6 +284,8 @@ slot_forget_locked(BfSlot *s)
 	s->layer_base = 0;
 	pg_atomic_write_u64(&s->removed, 0);
 	pg_atomic_write_u64(&s->removals_dropped, 0);
+	s->overflowed = false;
+	s->next_overflowed = false;
 }
 
 /* Free a slot; the registry lock is held exclusively. */

@@ -235,8 +235,8 @@ count_dropped(const BfFilterRef *ref)
  * deleted or its key changed by this transaction).  Returns
  * BF_CHECK_UNKNOWN if the reference is stale (look the filter up again),
  * else BF_CHECK_MAYBE.  Nothing is queued unless the live filter is a
- * counting one for keys of this kind: a filter being built for the first
- * time may not have counted the row.
+ * counting or cuckoo one for keys of this kind, lacking no key: a filter
+ * being built for the first time may not have counted the row.
  */
 BfCheckResult
 bf_filter_remove(const BfFilterRef *ref, BfHash h, int kind)
@@ -248,7 +248,8 @@ bf_filter_remove(const BfFilterRef *ref, BfHash h, int kind)
 
 	if (s == NULL)
 		return BF_CHECK_UNKNOWN;
-	if (!s->has_live || s->suspended || s->live_hdr.layout != BF_LAYOUT_COUNTING ||
+	if (!s->has_live || s->suspended || s->overflowed ||
+		(s->live_hdr.layout != BF_LAYOUT_COUNTING && !bf_hdr_is_cuckoo(&s->live_hdr)) ||
 		s->key_kind != kind || queue == NULL)
 	{
 		bf_slot_release(s);
@@ -286,6 +287,14 @@ apply_one(const BfRemoval *e, bool committed)
 
 	if (s == NULL)
 		return;					/* forgotten since: nothing to remove from */
+	if (bf_hdr_is_cuckoo(&s->live_hdr))
+	{
+		/* its writers take the slot lock exclusively */
+		bf_slot_release(s);
+		if (committed)
+			bf_cuckoo_slot_remove(&ref, e->epoch, e->hash);
+		return;
+	}
 
 	/* rolled back: the row is still there, and so is its key */
 	if (committed)

@@ -45,11 +45,38 @@ typedef struct BfDefinition
 	NameData	column_name;
 	double		fpr;
 	int64		capacity;		/* 0: sized from the table */
-	int			layout;			/* BF_LAYOUT_BLOCKED or BF_LAYOUT_COUNTING */
+	int			layout;			/* BF_LAYOUT_BLOCKED, BF_LAYOUT_COUNTING or
+								 * BF_GUARD_CUCKOO */
 	Oid			member;			/* the leaf partition whose own filter this
 								 * names (bf_members.c), else InvalidOid; not
 								 * a column of the configuration table */
 } BfDefinition;
+
+/*
+ * A guard's layout is a Bloom layout (blocked, counting) or this one, a
+ * cuckoo filter (bf_cuckoo_slot.c); never a value of BfHeader.layout.
+ */
+#define BF_GUARD_CUCKOO		100
+
+/* Does a guard of this layout follow deletes (its trigger fires on DELETE)? */
+static inline bool
+bf_guard_follows_deletes(int layout)
+{
+	return layout == BF_LAYOUT_COUNTING || layout == BF_GUARD_CUCKOO;
+}
+
+/* The layout's name in bloom_shared_definitions.layout, and back (-1: none). */
+static inline const char *
+bf_guard_layout_name(int layout)
+{
+	return layout == BF_GUARD_CUCKOO ? "cuckoo" : bf_layout_name(layout);
+}
+
+static inline int
+bf_guard_layout_from_name(const char *name)
+{
+	return strcmp(name, "cuckoo") == 0 ? BF_GUARD_CUCKOO : bf_layout_from_name(name);
+}
 
 /* Where a call site found a filter: valid until the slot is reset or freed. */
 typedef struct BfFilterRef

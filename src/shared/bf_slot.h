@@ -21,8 +21,9 @@
  *   (bf_removals.c).
  * - Checks take no lock: they read what they need between two reads of
  *   check_seq (a sequence lock).  Whoever changes a field a check reads
- *   (in_use, generation, has_live, suspended, key_kind, live_off, live_hdr)
- *   or gives the live buffer back to the pool does so between
+ *   (in_use, generation, has_live, suspended, key_kind, live_off, live_hdr,
+ *   overflowed; and a cuckoo table's slots) or gives the live buffer back to
+ *   the pool does so between
  *   bf_slot_write_begin() and bf_slot_write_end(), with the slot lock held
  *   exclusively; a check that saw check_seq odd or changed falls back to the
  *   slot lock.  A counter a check reads may be decremented meanwhile, but
@@ -36,6 +37,8 @@
 #define BF_SLOT_H
 
 #include "bf_shared.h"
+#include "bf_cuckoo.h"
+#include "bf_layout.h"
 
 #define BF_SLOT_ERROR_LEN	256
 
@@ -94,6 +97,14 @@ typedef struct BfSlot
 	uint32		live_epoch;		/* bumped by each swap: slot lock */
 	pg_atomic_uint64 removed;	/* removals applied to live */
 	pg_atomic_uint64 removals_dropped;	/* removals not applied: keys stay */
+
+	/*
+	 * cuckoo filters (bf_cuckoo_slot.c): an add could not be placed, so the
+	 * buffer lacks a key.  overflowed (live) is read by checks: it changes
+	 * in a write section; next_overflowed: slot lock.
+	 */
+	bool		overflowed;
+	bool		next_overflowed;
 } BfSlot;
 
 typedef struct BfSharedState
@@ -162,6 +173,42 @@ extern bool bf_layers_test_unlocked(const BfHeader *h, const uint8 *buf, uint64 
 extern bool bf_grow_by_layer(const BfFilterRef *ref);
 extern void bf_grow_snapshot_counts(const BfHeader *h, uint8 *value, uint64 added,
 									uint64 layer_base);
+
+/*
+ * Cuckoo guards (bf_cuckoo_slot.c).  A slot's buffer is then the payload of
+ * a cuckoofilter value (core/bf_cuckoo.h) and its BfHeader says so with
+ * family BF_FAMILY_CUCKOO, layout 0 (no Bloom layout), hashes the
+ * fingerprint bits and nbits the bucket count; the other fields keep their
+ * meaning.  Every mutation of a cuckoo buffer holds the slot lock
+ * exclusively, and one of the live buffer is a write section: it moves
+ * fingerprints, which a lock-free check must not see half done.
+ */
+static inline bool
+bf_hdr_is_cuckoo(const BfHeader *h)
+{
+	return h->family == BF_FAMILY_CUCKOO;
+}
+
+extern bool bf_cuckoo_slot_size(uint64 capacity, double fpr, uint64 max_bytes,
+								BfHeader *out, uint64 *bytes, int *why);
+extern bool bf_cuckoo_slot_test(const BfHeader *h, const uint8 *slots, uint64 hash);
+extern double bf_cuckoo_slot_fpr(const BfHeader *h, uint64 count);
+extern uint64 bf_cuckoo_slot_bits(const BfHeader *h);
+extern BfCheckResult bf_cuckoo_slot_add(const BfFilterRef *ref, BfHash h, int kind,
+										int *filter_kind);
+extern bool bf_cuckoo_slot_add_batch(const BfFilterRef *ref, uint64 off,
+									 const BfHeader *h, const BfHash *hashes, int n);
+extern void bf_cuckoo_slot_overflowed(BfSlot *s);
+extern void bf_cuckoo_slot_remove(const BfFilterRef *ref, uint32 epoch, uint64 hash);
+
+/* A test of a hashed key in a buffer of any layout a slot holds. */
+static inline bool
+bf_slot_test_hash(const BfHeader *h, const uint8 *bits, BfHash hash)
+{
+	if (bf_hdr_is_cuckoo(h))
+		return bf_cuckoo_slot_test(h, bits, hash.lo);
+	return bf_test_hash(h, bits, hash);
+}
 
 /* the removal queue (bf_removals.c) */
 extern int	bf_removal_queue_size;

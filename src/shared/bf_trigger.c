@@ -203,7 +203,7 @@ bloom_shared_trigger(PG_FUNCTION_ARGS)
 		return PointerGetDatum(NULL);
 	desc = RelationGetDescr(td->tg_relation);
 	added = row_to_add(td);
-	removed = site->def.layout == BF_LAYOUT_COUNTING ? row_to_remove(td) : NULL;
+	removed = bf_guard_follows_deletes(site->def.layout) ? row_to_remove(td) : NULL;
 
 	/* a DELETE leaves a blocked filter's bits as they are */
 	if (removed != NULL)

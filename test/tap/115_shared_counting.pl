@@ -87,7 +87,7 @@ like($node->safe_psql('postgres',
 is(counters(), '0|0|0', 'nothing removed yet');
 my ($st, $err) = sqlstate($node, 'postgres', "SELECT bloom_guard('t', 'v', layout => 'classic')");
 is($st, '0A000', 'layout classic is refused for a guard');
-like($err, qr/a shared bloom filter cannot use layout classic\nHINT:  Use 'blocked' \(the default\) or 'counting'\./,
+like($err, qr/a shared bloom filter cannot use layout classic\nHINT:  Use 'blocked' \(the default\), 'counting' or 'cuckoo'\./,
 	'... with a hint');
 ($st, $err) = sqlstate($node, 'postgres', "SELECT bloom_guard('t', 'v', layout => 'Counting')");
 is($st, '22023', 'an unrecognized layout is refused');
