@@ -463,7 +463,7 @@ review_guard(const BfDefinition *def, bool keys_changed, bool triggers_changed,
 	if (st == BF_GUARD_BAD_SHAPE)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
-				 errmsg("a trigger on table \"%s\" calls bloom_shared_trigger('%s') but is not AFTER INSERT OR UPDATE ... FOR EACH ROW without WHEN or column list",
+				 errmsg("a trigger on table \"%s\" calls bloom_shared_trigger('%s') but is not a non-deferrable AFTER INSERT OR UPDATE ... FOR EACH ROW trigger without WHEN or column list",
 						get_rel_name(culprit), def->name),
 				 errdetail("Such a trigger would miss rows, and the filter would answer \"no\" for them."),
 				 errhint("Let bloom_guard() create the guard trigger.")));

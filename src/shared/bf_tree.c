@@ -97,11 +97,18 @@ is_guard_trigger(const Trigger *tg, Oid trigfn, const char *name)
 		strcmp(tg->tgargs[0], name) == 0;
 }
 
+/*
+ * A guard trigger must add every row's key by the end of the statement that
+ * wrote it: a deferrable (constraint) trigger could fire at commit, after the
+ * writer itself has checked the filter, or never fire in the session that
+ * defers it (SET CONSTRAINTS ... DEFERRED).
+ */
 static bool
 guard_trigger_shape_ok(const Trigger *tg)
 {
 	return TRIGGER_FOR_ROW(tg->tgtype) && TRIGGER_FOR_AFTER(tg->tgtype) &&
 		TRIGGER_FOR_INSERT(tg->tgtype) && TRIGGER_FOR_UPDATE(tg->tgtype) &&
+		!tg->tgdeferrable && !tg->tginitdeferred &&
 		tg->tgqual == NULL && tg->tgnattr == 0;
 }
 
