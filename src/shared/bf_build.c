@@ -659,7 +659,9 @@ build_swap(BuildState *b)
 	pg_atomic_write_u32(&s->grow_requested, 0);
 	s->last_build = GetCurrentTimestamp();
 	s->done_seq = b->seq;
-	s->failures = 0;
+	/* a build that overflowed keeps counting toward the backoff */
+	if (!s->overflowed)
+		s->failures = 0;
 	s->next_try = 0;
 	s->last_error[0] = '\0';
 	s->request_capacity = 0;

@@ -20,8 +20,10 @@
  * overflowed (checks answer "maybe", removals are dropped) and a rebuild
  * at twice the capacity is requested, unless the table is less than half
  * full, which means a key is held by more rows than its two buckets can
- * count: growing would not help, and the guard stays "full" (answering
- * "maybe") until a rebuild finds fewer.  The trigger never fails the
+ * count, or the table still holds keys of rows that are gone (rolled back,
+ * truncated): growing would not help, and the guard stays "full"
+ * (answering "maybe") while rebuilds of the same size are retried with the
+ * failure backoff until one finds fewer.  The trigger never fails the
  * user's write.
  *
  * Removals come from the queue of bf_removals.c under the same rule as a
@@ -32,6 +34,7 @@
 #include "postgres.h"
 
 #include "bf_slot.h"
+#include "bf_worker.h"
 
 static void
 to_cuckoo(const BfHeader *h, BfCuckooHeader *c)
@@ -123,10 +126,18 @@ bf_cuckoo_slot_overflowed(BfSlot *s)
 	Assert(s->overflowed);
 	if (keys >= slots / 2)
 		request_larger(s, 2 * Max(keys, s->live_hdr.capacity));
-	else
-		strlcpy(s->last_error,
-				"a key is held by more rows than its cuckoo buckets can count; the filter answers \"maybe\" until a rebuild finds fewer",
-				sizeof(s->last_error));
+	else if (request_larger(s, Max(keys, s->live_hdr.capacity)))
+	{
+		/*
+		 * Growing would not help: a key is held by more rows than its two
+		 * buckets count, or the table holds keys of rows that are gone
+		 * (rolled back, truncated, dead versions a build still saw).  A
+		 * rebuild of the same size drops the latter; try one after the
+		 * failure backoff (1 s doubling to 5 min).
+		 */
+		bf_slot_record_failure(s,
+							   "a key is held by more rows (or row versions not yet vacuumed) than its cuckoo buckets can count; the filter answers \"maybe\" until a rebuild finds fewer");
+	}
 }
 
 /* Insert into the live buffer; true if the launcher should be woken. */
