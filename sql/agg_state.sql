@@ -19,8 +19,10 @@ SELECT i, i, i::bigint * 1000003, i::bigint * 1000003, 'k' || i, 'v' || i || '  
        timestamptz '2000-01-01 00:00 UTC' + i * interval '1 minute'
 FROM generate_series(1, 3000) i;
 INSERT INTO st_keys (i) VALUES (NULL);
-SELECT string_agg(format($q$
-SELECT %1$L AS key, (SELECT pg_typeof(%1$s) FROM st_keys LIMIT 1) AS type,
+-- (in the list's order: the branches of a UNION ALL may run in parallel)
+SELECT 'SELECT key, type, sized, classic, self_sizing, self_sizing_fpr, capacity FROM ('
+       || string_agg(format($q$
+SELECT %2$s AS ord, %1$L AS key, (SELECT pg_typeof(%1$s) FROM st_keys LIMIT 1) AS type,
        bloom_agg(%1$s, 3000, 0.01)
          = bloom_add_all(bloom_empty(3000, 0.01), array_agg(%1$s) FILTER (WHERE %1$s IS NOT NULL)) AS sized,
        bloom_agg(%1$s, 3000, 0.01, 'classic')
@@ -28,7 +30,7 @@ SELECT %1$L AS key, (SELECT pg_typeof(%1$s) FROM st_keys LIMIT 1) AS type,
        bloom_agg(%1$s) = bloom_agg(%1$s, (SELECT count(DISTINCT %1$s) FROM st_keys), 0.01) AS self_sizing,
        bloom_agg(%1$s, 0.001) = bloom_agg(%1$s, (SELECT count(DISTINCT %1$s) FROM st_keys), 0.001) AS self_sizing_fpr,
        bloom_agg(%1$s, 4000) = bloom_agg(%1$s, 4000, 0.01) AS capacity
-FROM st_keys$q$, col), E'\nUNION ALL' ORDER BY o)
+FROM st_keys$q$, col, o), E'\nUNION ALL' ORDER BY o) || ') u ORDER BY ord'
 FROM unnest(ARRAY['s', 'i', 'b', 'o', 't', 'v', 'c', 'n', 'u', 'y',
                   'bo', 'r', 'd', 'nu', 'dt', 'ts', 'tz']) WITH ORDINALITY AS c(col, o) \gexec
 -- zero false negatives, every form and key type (the filters of capacity 10
