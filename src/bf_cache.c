@@ -28,15 +28,16 @@
  * outlive the value it copied, and it does not: when it is created, it
  * registers a snapshot whose xmin is this backend's xmin at that moment
  * (MyProc->xmin, at most the xmin of every snapshot the backend then holds),
- * and keeps it registered as long as the entry can be found.  The
+ * and keeps it registered while the entry is live (a kept entry, below, is
+ * checked again before it is used).  The
  * backend's xmin cannot advance past it, and VACUUM and pruning remove only
  * tuples deleted by transactions older than every backend's xmin.  The
  * pointer being read came from a row visible to a snapshot the backend
  * holds (the rule that makes detoasting safe at all), so the transaction
  * that will delete the value's chunks is not older than that xmin, and the
- * chunks stay until the entry is gone: no other value can get the id while
- * the entry exists, and a pointer with that id, read at any time while it
- * exists, is to the very value cached.
+ * chunks stay while the entry is live: no other value can get the id
+ * meanwhile, and a pointer with that id, read at any time while it is live,
+ * is to the very value cached.
  *
  * Besides that, entries are dropped when nothing guarantees that reasoning:
  *	- at the end of the transaction (all entries);
@@ -50,11 +51,24 @@
  *
  * Lifetime: under REPEATABLE READ and SERIALIZABLE the transaction snapshot
  * already holds the backend's xmin for the whole transaction, so entries
- * live until its end: a filter is read once per transaction, whatever the
- * statements.  Under READ COMMITTED an entry lives until the end of the
- * portal that read it (the statement, or the cursor; for a procedure or DO
- * block, until it ends or commits), so that the cache never holds the xmin
- * horizon back longer than the statement that read the filter would.
+ * are live until its end.  Under READ COMMITTED an entry is live until the
+ * end of the portal that read or checked it (the statement, or the cursor;
+ * for a procedure or DO block, until it ends or commits), so that the cache
+ * never holds the xmin horizon back longer than that statement would.
+ *
+ * Kept entries
+ * ------------
+ * Then the entry is not dropped but kept (ENTRY_KEPT): still in the hash
+ * table, holding back nothing, and checked before a later statement or
+ * transaction uses it.  When the value is read, the entry records its
+ * chunk 0's tuple (found through the toast index): its place (TID), raw
+ * xmin, whether that is frozen, and the toast relation's relfilenode; and
+ * the xids then in play (the next xid, this backend's xmin).  A kept entry
+ * becomes live again only if chunk 0 of the value now pointed to is that
+ * same tuple (chunk_same(): one index probe, a few microseconds), else it
+ * is dropped and the value read again.  Entries a call site still pins at
+ * the end of a transaction are dropped, as are those read in an aborted
+ * subtransaction; kept entries count against bloomfilter.cache_size.
  */
 #include "postgres.h"
 
