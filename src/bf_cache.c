@@ -653,8 +653,13 @@ cache_lookup(const struct varatt_external *toast)
 	if (e->state == ENTRY_KEPT)
 	{
 		uint64		serial = e->serial;
-		bool		same = chunk_same(toast, &e->chunk);
+		bool		same;
 
+		/* a smaller bloomfilter.cache_size applies to kept entries too */
+		cache_shrink(0);
+		if (e->serial != serial || e->state != ENTRY_KEPT)
+			return NULL;
+		same = chunk_same(toast, &e->chunk);
 		/* opening the toast relation may have invalidated the entry */
 		if (e->serial != serial || e->state != ENTRY_KEPT)
 			return NULL;
