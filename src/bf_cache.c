@@ -40,7 +40,8 @@
  * is to the very value cached.
  *
  * Besides that, entries are dropped when nothing guarantees that reasoning:
- *	- at the end of the transaction (all entries);
+ *	- at the end of the transaction, those a call site still pins (the others
+ *	  are kept, see below);
  *	- when a subtransaction aborts, those read in it (it may have inserted
  *	  the value, whose chunks are then dead at once, whatever the xmin);
  *	- when the toast relation's relcache entry is invalidated (TRUNCATE,
@@ -85,9 +86,9 @@
 #include "miscadmin.h"
 #include "storage/proc.h"
 #include "tcop/pquery.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
-#include "utils/fmgroids.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
