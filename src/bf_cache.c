@@ -28,18 +28,20 @@
  * outlive the value it copied, and it does not: when it is created, it
  * registers a snapshot whose xmin is this backend's xmin at that moment
  * (MyProc->xmin, at most the xmin of every snapshot the backend then holds),
- * and keeps it registered as long as the entry can be found.  The
+ * and keeps it registered while the entry is live (a kept entry, below, is
+ * checked again before it is used).  The
  * backend's xmin cannot advance past it, and VACUUM and pruning remove only
  * tuples deleted by transactions older than every backend's xmin.  The
  * pointer being read came from a row visible to a snapshot the backend
  * holds (the rule that makes detoasting safe at all), so the transaction
  * that will delete the value's chunks is not older than that xmin, and the
- * chunks stay until the entry is gone: no other value can get the id while
- * the entry exists, and a pointer with that id, read at any time while it
- * exists, is to the very value cached.
+ * chunks stay while the entry is live: no other value can get the id
+ * meanwhile, and a pointer with that id, read at any time while it is live,
+ * is to the very value cached.
  *
  * Besides that, entries are dropped when nothing guarantees that reasoning:
- *	- at the end of the transaction (all entries);
+ *	- at the end of the transaction, those a call site still pins (the others
+ *	  are kept, see below);
  *	- when a subtransaction aborts, those read in it (it may have inserted
  *	  the value, whose chunks are then dead at once, whatever the xmin);
  *	- when the toast relation's relcache entry is invalidated (TRUNCATE,
@@ -50,31 +52,52 @@
  *
  * Lifetime: under REPEATABLE READ and SERIALIZABLE the transaction snapshot
  * already holds the backend's xmin for the whole transaction, so entries
- * live until its end: a filter is read once per transaction, whatever the
- * statements.  Under READ COMMITTED an entry lives until the end of the
- * portal that read it (the statement, or the cursor; for a procedure or DO
- * block, until it ends or commits), so that the cache never holds the xmin
- * horizon back longer than the statement that read the filter would.
+ * are live until its end.  Under READ COMMITTED an entry is live until the
+ * end of the portal that read or checked it (the statement, or the cursor;
+ * for a procedure or DO block, until it ends or commits), so that the cache
+ * never holds the xmin horizon back longer than that statement would.
+ *
+ * Kept entries
+ * ------------
+ * Then the entry is not dropped but kept (ENTRY_KEPT): still in the hash
+ * table, holding back nothing, and checked before a later statement or
+ * transaction uses it.  When the value is read, the entry records its
+ * chunk 0's tuple (found through the toast index): its place (TID), raw
+ * xmin, whether that is frozen, and the toast relation's relfilenode; and
+ * the xids then in play (the next xid, this backend's xmin).  A kept entry
+ * becomes live again only if chunk 0 of the value now pointed to is that
+ * same tuple (chunk_same(): one index probe, a few microseconds), else it
+ * is dropped and the value read again.  Entries a call site still pins at
+ * the end of a transaction are dropped, as are those read in an aborted
+ * subtransaction; kept entries count against bloomfilter.cache_size.
  */
 #include "postgres.h"
 
 #include "access/detoast.h"
+#include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/toast_internals.h"
+#include "access/transam.h"
 #include "access/xact.h"
 #include "funcapi.h"
 #include "lib/ilist.h"
 #include "miscadmin.h"
 #include "storage/proc.h"
 #include "tcop/pquery.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
 
 #include "bf_agg_batch.h"
 #include "bf_cache.h"
+#include "bf_compat.h"
 #include "bf_expanded.h"
 
 /* A stored value at most this large is read whole at once. */
@@ -99,12 +122,33 @@
 /* GUC bloomfilter.cache_size, MB */
 int			bf_cache_size_mb = 256;
 
+/*
+ * Fewer xids than this may be assigned between reading a value and using its
+ * entry again (half the xid space: see chunk_same()).
+ */
+#define KEPT_MAX_XIDS			(UINT64CONST(1) << 31)
+
 typedef enum BfEntryState
 {
 	ENTRY_FREE,					/* in free_slots */
 	ENTRY_LIVE,					/* in the hash table and live_lru */
+	ENTRY_KEPT,					/* likewise, but to be checked before use */
 	ENTRY_DEAD					/* invalidated, still pinned: in dead_slots */
 } BfEntryState;
+
+/*
+ * What identifies the stored value an entry copied, beyond its TOAST
+ * pointer: where its chunk 0 was and who inserted it (see chunk_same()).
+ */
+typedef struct BfChunkId
+{
+	Oid			relfilenode;	/* the toast relation's storage */
+	ItemPointerData tid;		/* chunk 0's tuple */
+	TransactionId xmin;			/* its raw xmin */
+	bool		frozen;			/* frozen when the value was read */
+	FullTransactionId fxmin;	/* xmin as a full xid (if not frozen) */
+	FullTransactionId horizon;	/* oldest xid then possibly running */
+} BfChunkId;
 
 typedef struct BfCacheEntry
 {
@@ -118,6 +162,8 @@ typedef struct BfCacheEntry
 	Snapshot	xmin_hold;		/* registered: holds back the xmin */
 	SubTransactionId subid;		/* the subtransaction that read it */
 	bool		transient;		/* free it as soon as no call site pins it */
+	bool		keepable;		/* chunk is valid: may become ENTRY_KEPT */
+	BfChunkId	chunk;
 	dlist_node	node;			/* in live_lru, dead_slots or free_slots */
 } BfCacheEntry;
 
@@ -203,7 +249,7 @@ entry_kill(BfCacheEntry *e)
 {
 	BfCacheKey	key;
 
-	if (e->state != ENTRY_LIVE)
+	if (e->state != ENTRY_LIVE && e->state != ENTRY_KEPT)
 		return;
 	key.toast = e->toast;
 	hash_search(cache_hash, &key, HASH_REMOVE, NULL);
@@ -217,6 +263,29 @@ entry_kill(BfCacheEntry *e)
 	dlist_push_head(&dead_slots, &e->node);
 	if (e->pins == 0)
 		entry_free(e);
+}
+
+/*
+ * A live entry no statement needs any more: kept, to be checked before its
+ * next use (no longer holding back the xmin), or invalidated if it cannot be
+ * checked.
+ */
+static void
+entry_demote(BfCacheEntry *e)
+{
+	if (e->state != ENTRY_LIVE)
+		return;
+	if (!e->keepable || e->transient)
+	{
+		entry_kill(e);
+		return;
+	}
+	if (e->xmin_hold != NULL)
+	{
+		UnregisterSnapshotFromOwner(e->xmin_hold, TopTransactionResourceOwner);
+		e->xmin_hold = NULL;
+	}
+	e->state = ENTRY_KEPT;
 }
 
 /* Evict unpinned entries, least recently used first, to fit `extra` more. */
@@ -264,11 +333,26 @@ cache_xact_callback(XactEvent event, void *arg)
 		return;
 
 	/*
-	 * The xmin holds go first (before the resource owner is released); no
-	 * query runs past this point, so the copies go too, even those still
-	 * pinned by call sites in long-lived memory (they find the slot dead).
+	 * The xmin holds go first (before the resource owner is released).  No
+	 * query runs past this point: entries no call site pins are kept for
+	 * later transactions (checked before their next use, whether this one
+	 * commits or aborts); the copies still pinned by call sites in
+	 * long-lived memory go (they find the slot dead), so that the cache
+	 * stays within its size between transactions.
 	 */
-	cache_kill_all(InvalidOid, InvalidSubTransactionId);
+	dlist_foreach_modify(it, &live_lru)
+	{
+		BfCacheEntry *e = dlist_container(BfCacheEntry, node, it.cur);
+
+		if (e->pins > 0)
+			entry_kill(e);
+		else
+		{
+			entry_demote(e);
+			if (e->state == ENTRY_KEPT)
+				e->subid = InvalidSubTransactionId;
+		}
+	}
 	dlist_foreach_modify(it, &dead_slots)
 	{
 		BfCacheEntry *e = dlist_container(BfCacheEntry, node, it.cur);
@@ -297,14 +381,14 @@ cache_relcache_callback(Datum arg, Oid relid)
 		cache_kill_all(relid, InvalidSubTransactionId);
 }
 
-/* The end of the portal that read an entry (READ COMMITTED). */
+/* The end of the portal that read or checked an entry (READ COMMITTED). */
 static void
 portal_scope_end(void *arg)
 {
 	BfPortalScope *scope = (BfPortalScope *) arg;
 
 	if (scope->entry->serial == scope->serial)
-		entry_kill(scope->entry);
+		entry_demote(scope->entry);
 }
 
 void
@@ -345,6 +429,149 @@ hold_xmin(void)
 	snap.xmax = MyProc->xmin;
 	snap.copied = false;		/* RegisterSnapshotOnOwner copies it */
 	return RegisterSnapshotOnOwner(&snap, TopTransactionResourceOwner);
+}
+
+/*
+ * Hold back the xmin for a live entry while it may be used: under READ
+ * COMMITTED until the end of the current portal (then the entry is kept,
+ * unchecked), else until the end of the transaction.  An entry that cannot
+ * hold the xmin is transient.
+ */
+static void
+entry_hold(BfCacheEntry *e)
+{
+	e->xmin_hold = hold_xmin();
+	if (e->xmin_hold == NULL)
+		e->transient = true;
+	else if (!IsolationUsesXactSnapshot())
+	{
+		if (ActivePortal != NULL && ActivePortal->portalContext != NULL)
+		{
+			BfPortalScope *scope;
+
+			scope = MemoryContextAlloc(ActivePortal->portalContext,
+									   sizeof(BfPortalScope));
+			scope->entry = e;
+			scope->serial = e->serial;
+			scope->cb.func = portal_scope_end;
+			scope->cb.arg = scope;
+			MemoryContextRegisterResetCallback(ActivePortal->portalContext,
+											   &scope->cb);
+		}
+		/* else: until the end of the transaction */
+	}
+}
+
+/*
+ * Find chunk 0 of a stored value in its toast relation, dead or alive
+ * (SnapshotAny), through the toast index: its tuple's location, raw xmin and
+ * whether that is frozen.  False unless there is exactly one.
+ */
+static bool
+chunk_read(const struct varatt_external *toast, BfChunkId *id)
+{
+	Relation	toastrel;
+	Relation   *toastidxs;
+	int			nindexes;
+	int			valid;
+	ScanKeyData key[2];
+	SysScanDesc scan;
+	HeapTuple	tup;
+	int			found = 0;
+
+	toastrel = table_open(toast->va_toastrelid, AccessShareLock);
+	valid = toast_open_indexes(toastrel, AccessShareLock, &toastidxs, &nindexes);
+	ScanKeyInit(&key[0], (AttrNumber) 1, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(toast->va_valueid));
+	ScanKeyInit(&key[1], (AttrNumber) 2, BTEqualStrategyNumber, F_INT4EQ,
+				Int32GetDatum(0));
+	scan = systable_beginscan(toastrel, RelationGetRelid(toastidxs[valid]),
+							  true, SnapshotAny, 2, key);
+	while ((tup = systable_getnext(scan)) != NULL)
+	{
+		found++;
+		id->tid = tup->t_self;
+		id->xmin = HeapTupleHeaderGetRawXmin(tup->t_data);
+		id->frozen = HeapTupleHeaderXminFrozen(tup->t_data);
+	}
+	systable_endscan(scan);
+	id->relfilenode = bf_rel_filenumber(toastrel);
+	toast_close_indexes(toastidxs, nindexes, AccessShareLock);
+	table_close(toastrel, AccessShareLock);
+	return found == 1;
+}
+
+/* x as a full xid, x at most KEPT_MAX_XIDS older than next; false if not. */
+static bool
+full_xid(FullTransactionId next, TransactionId x, FullTransactionId *full)
+{
+	uint32		age = XidFromFullTransactionId(next) - x;
+
+	if (!TransactionIdIsNormal(x) || age >= KEPT_MAX_XIDS ||
+		U64FromFullTransactionId(next) < age)
+		return false;
+	*full = FullTransactionIdFromU64(U64FromFullTransactionId(next) - age);
+	return true;
+}
+
+/*
+ * Identify the stored value just read (chunk 0 and its xids); false if it
+ * cannot be checked later, then the entry is not kept past its use.
+ */
+static bool
+chunk_identify(const struct varatt_external *toast, BfChunkId *id)
+{
+	FullTransactionId next;
+
+	if (MyProc == NULL || !TransactionIdIsValid(MyProc->xmin))
+		return false;
+	if (!chunk_read(toast, id) || !TransactionIdIsNormal(id->xmin))
+		return false;
+	next = ReadNextFullTransactionId();
+	if (!full_xid(next, MyProc->xmin, &id->horizon))
+		return false;
+	if (!id->frozen && !full_xid(next, id->xmin, &id->fxmin))
+		return false;
+	return true;
+}
+
+/*
+ * Whether the stored value a kept entry copied is still the one with its
+ * TOAST pointer.  A pointer from a row this statement sees is to a value
+ * that exists now, so its chunk 0 is found (only one: a value id is given
+ * only when no tuple of the toast relation has it).  If that is the tuple
+ * the entry recorded, the value is the one copied: chunks are never changed
+ * in place, and a tuple at the same place in the same storage with the same
+ * raw xmin is the same tuple, unless a transaction with a xid equal modulo
+ * 2^32 inserted it after the entry's value was removed.  Such a transaction
+ * ran between the read and now, so its xid lies between the oldest xid then
+ * possibly running (the backend's xmin) and the next xid now.  It cannot be
+ * the transaction that inserted the value (a transaction never sees its own
+ * rows removed while it runs), and no other xid in that span equals it
+ * modulo 2^32 if fewer than 2^31 xids were assigned since it (not frozen
+ * when read: its full xid is known); for a frozen xmin, if the span holds
+ * no xid equal to it modulo 2^32.
+ */
+static bool
+chunk_same(const struct varatt_external *toast, const BfChunkId *was)
+{
+	BfChunkId	now;
+	FullTransactionId next;
+	uint64		span;
+
+	if (!chunk_read(toast, &now))
+		return false;
+	next = ReadNextFullTransactionId();		/* after the chunk was found */
+	if (now.relfilenode != was->relfilenode ||
+		!ItemPointerEquals(&now.tid, (ItemPointer) &was->tid) ||
+		now.xmin != was->xmin)
+		return false;
+	if (!was->frozen &&
+		U64FromFullTransactionId(next) - U64FromFullTransactionId(was->fxmin) < KEPT_MAX_XIDS)
+		return true;
+	span = U64FromFullTransactionId(next) - U64FromFullTransactionId(was->horizon);
+	return span < KEPT_MAX_XIDS &&
+		(uint32) (was->xmin - XidFromFullTransactionId(was->horizon)) >= span;
 }
 
 /*
@@ -414,6 +641,7 @@ cache_lookup(const struct varatt_external *toast)
 {
 	BfCacheKey	key;
 	BfCacheHashEntry *h;
+	BfCacheEntry *e;
 
 	if (cache_hash == NULL)
 		return NULL;
@@ -421,11 +649,33 @@ cache_lookup(const struct varatt_external *toast)
 	h = hash_search(cache_hash, &key, HASH_FIND, NULL);
 	if (h == NULL)
 		return NULL;
-	Assert(h->entry->state == ENTRY_LIVE);
+	e = h->entry;
+	Assert(e->state == ENTRY_LIVE || e->state == ENTRY_KEPT);
+	if (e->state == ENTRY_KEPT)
+	{
+		uint64		serial = e->serial;
+		bool		same;
+
+		/* a smaller bloomfilter.cache_size applies to kept entries too */
+		cache_shrink(0);
+		if (e->serial != serial || e->state != ENTRY_KEPT)
+			return NULL;
+		same = chunk_same(toast, &e->chunk);
+		/* opening the toast relation may have invalidated the entry */
+		if (e->serial != serial || e->state != ENTRY_KEPT)
+			return NULL;
+		if (!same)
+		{
+			entry_kill(e);
+			return NULL;
+		}
+		e->state = ENTRY_LIVE;
+		entry_hold(e);
+	}
 	cache_shared_hits++;
 	/* most recently used first */
-	dlist_move_head(&live_lru, &h->entry->node);
-	return h->entry;
+	dlist_move_head(&live_lru, &e->node);
+	return e;
 }
 
 /* Read a stored value into a new entry of the cache. */
@@ -439,6 +689,8 @@ cache_load(struct varlena *ptr, const struct varatt_external *toast)
 	BfCacheKey	key;
 	BfCacheHashEntry *h;
 	bool		found;
+	bool		keepable;
+	BfChunkId	chunk;
 
 	cache_setup();
 	/* make room first: the unpinned copies go before the new one comes */
@@ -458,6 +710,7 @@ cache_load(struct varlena *ptr, const struct varatt_external *toast)
 
 	cxt = read_stored(ptr, toast, &v, &bytes);
 	cache_reads++;
+	keepable = chunk_identify(toast, &chunk);
 
 	/* nothing below fails (the hash table had room for this key) */
 	e = dlist_container(BfCacheEntry, node, dlist_pop_head_node(&free_slots));
@@ -471,31 +724,13 @@ cache_load(struct varlena *ptr, const struct varatt_external *toast)
 	e->subid = GetCurrentSubTransactionId();
 	e->xmin_hold = NULL;
 	e->transient = false;
+	e->keepable = keepable;
+	e->chunk = chunk;
 	cache_bytes += bytes;
 	h = hash_search(cache_hash, &key, HASH_ENTER, &found);
 	h->entry = e;
 	dlist_push_head(&live_lru, &e->node);
-
-	e->xmin_hold = hold_xmin();
-	if (e->xmin_hold == NULL)
-		e->transient = true;
-	else if (!IsolationUsesXactSnapshot())
-	{
-		if (ActivePortal != NULL && ActivePortal->portalContext != NULL)
-		{
-			BfPortalScope *scope;
-
-			scope = MemoryContextAlloc(ActivePortal->portalContext,
-									   sizeof(BfPortalScope));
-			scope->entry = e;
-			scope->serial = e->serial;
-			scope->cb.func = portal_scope_end;
-			scope->cb.arg = scope;
-			MemoryContextRegisterResetCallback(ActivePortal->portalContext,
-											   &scope->cb);
-		}
-		/* else: until the end of the transaction */
-	}
+	entry_hold(e);
 	return e;
 }
 
@@ -513,7 +748,7 @@ entry_unpin(BfCacheEntry *e)
 		return;
 	if (e->state == ENTRY_DEAD)
 		entry_free(e);
-	else if (e->state == ENTRY_LIVE)
+	else if (e->state == ENTRY_LIVE || e->state == ENTRY_KEPT)
 	{
 		if (e->transient)
 			entry_kill(e);

@@ -22,8 +22,10 @@
  * back this backend's xmin horizon as it was when the value was read (a
  * registered snapshot with that xmin): no tuple visible to any snapshot of
  * the backend then can be removed meanwhile, the value's TOAST chunks
- * included, so its id cannot be reused while the entry exists.  See
- * bf_cache.c for the lifetime of entries.
+ * included, so its id cannot be reused while the entry is live.  After the
+ * statement (or transaction) the entry is kept, holding nothing back, and
+ * checked before its next use: its value's first TOAST chunk must still be
+ * the very tuple it was.  See bf_cache.c.
  *
  * A single check of a large stored filter need not read all of it: the first
  * checks at a call site read the header and the one block (or the k bytes of

@@ -69,4 +69,15 @@
 	pg_class_ownercheck((relid), (roleid))
 #endif
 
+/*
+ * PostgreSQL 16 renamed a relation's physical identifier (RelFileNode
+ * rd_node, field relNode) to RelFileLocator rd_locator (field relNumber).
+ * Use it where utils/rel.h is included.
+ */
+#if PG_VERSION_NUM >= 160000
+#define bf_rel_filenumber(rel) ((Oid) (rel)->rd_locator.relNumber)
+#else
+#define bf_rel_filenumber(rel) ((rel)->rd_node.relNode)
+#endif
+
 #endif							/* BF_COMPAT_H */
