@@ -51,7 +51,10 @@ PG_FUNCTION_INFO_V1(cuckoo_agg_transfn);
 #define INPUT_ERROR(fcinfo, ...) ereport(ERROR, __VA_ARGS__)
 #endif
 
+/* read up to MaxAllocSize, made up to BF_MAX_NEW_VALUE_BYTES (bf_value.h) */
 #define CUCKOO_MAX_PAYLOAD	((uint64) (MaxAllocSize - VARHDRSZ - BF_HEADER_SIZE))
+#define CUCKOO_MAX_NEW_PAYLOAD \
+	((uint64) (BF_MAX_NEW_VALUE_BYTES - VARHDRSZ - BF_HEADER_SIZE))
 
 /* A cuckoo filter opened: its header and its slots. */
 typedef struct CfValue
@@ -324,7 +327,7 @@ cf_create(int64 capacity, double fpr)
 				 errmsg("cuckoofilter false-positive rate must be between 0 and 1 (exclusive), not %s",
 						rate),
 				 errhint("For example 0.01 for 1%%.")));
-	if (!bf_cuckoo_size((uint64) capacity, fpr, CUCKOO_MAX_PAYLOAD, &h, &why))
+	if (!bf_cuckoo_size((uint64) capacity, fpr, CUCKOO_MAX_NEW_PAYLOAD, &h, &why))
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 why == 1 ?

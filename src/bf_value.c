@@ -331,9 +331,9 @@ bf_value_next_layer(const BfValue *v, BfHeader *layer)
 	BfStatus	st;
 
 	Assert(v->hdr.family == BF_FAMILY_SCALABLE);
-	/* what a new layer's bits may take within MaxAllocSize */
-	room = (size + BF_HEADER_SIZE < MaxAllocSize) ?
-		MaxAllocSize - size - BF_HEADER_SIZE : 0;
+	/* what a new layer's bits may take within a new value's limit */
+	room = (size + BF_HEADER_SIZE < BF_MAX_NEW_VALUE_BYTES) ?
+		BF_MAX_NEW_VALUE_BYTES - size - BF_HEADER_SIZE : 0;
 	if (v->hdr.layout == BF_LAYOUT_CLASSIC)
 		max_nbits = (room / (BF_CLASSIC_ALIGN_BITS / 8)) * BF_CLASSIC_ALIGN_BITS;
 	else
@@ -509,7 +509,7 @@ merge_scalable(BfValue *dst, const BfValue *src, BfMergeOp op)
 		Size		size = VARSIZE(dst->raw) + extra;
 		struct varlena *grown;
 
-		if (size > MaxAllocSize)
+		if (size > BF_MAX_NEW_VALUE_BYTES)
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					 errmsg("union of scalable bloom filters would exceed 1 GB")));

@@ -27,14 +27,23 @@ typedef struct BfValue
 } BfValue;
 
 /*
- * The largest bit array of a layout that fits in one value (MaxAllocSize,
- * just under 1 GB, including the varlena and format headers).
+ * Size limits.  A value is read and validated up to MaxAllocSize (just under
+ * 1 GB, the varlena and format headers included): BF_MAX_PAYLOAD_BYTES.  A
+ * new value is made at most BF_ROW_ROOM smaller: PostgreSQL forms the whole
+ * row in one allocation before it toasts it, so a value of nearly
+ * MaxAllocSize could be returned but not stored (an internal allocation
+ * error, whatever its other columns hold).  BF_MAX_NBITS(layout) is the
+ * largest bit array of a new value.
  */
+#define BF_ROW_ROOM				((Size) (1024 * 1024))
+#define BF_MAX_NEW_VALUE_BYTES	((Size) (MaxAllocSize - BF_ROW_ROOM))
 #define BF_MAX_PAYLOAD_BYTES	((uint64) (MaxAllocSize - VARHDRSZ - BF_HEADER_SIZE))
+#define BF_MAX_NEW_PAYLOAD_BYTES \
+	((uint64) (BF_MAX_NEW_VALUE_BYTES - VARHDRSZ - BF_HEADER_SIZE))
 #define BF_MAX_NBITS(layout) \
 	((layout) == BF_LAYOUT_CLASSIC ? \
-	 (BF_MAX_PAYLOAD_BYTES / (BF_CLASSIC_ALIGN_BITS / 8)) * BF_CLASSIC_ALIGN_BITS : \
-	 (BF_MAX_PAYLOAD_BYTES / BF_BLOCK_BYTES) * BF_BLOCK_BITS)
+	 (BF_MAX_NEW_PAYLOAD_BYTES / (BF_CLASSIC_ALIGN_BITS / 8)) * BF_CLASSIC_ALIGN_BITS : \
+	 (BF_MAX_NEW_PAYLOAD_BYTES / BF_BLOCK_BYTES) * BF_BLOCK_BITS)
 
 /* Open a detoasted value (4-byte header); raises data_corrupted if invalid. */
 extern void bf_value_open(struct varlena *raw, BfValue *v);

@@ -117,7 +117,7 @@ typedef struct SizingSeed
 static const SizingSeed sizing_seeds[] = {
 	{1000, 0.01, 0},
 	{1000000, 1e-6, 0},
-	{868029507, 0.01, 0},		/* about the largest at 1%, blocked */
+	{867181822, 0.01, 0},		/* about the largest at 1%, blocked */
 	{INT64_MAX, 0.5, 0},
 	{1, 0.999, 0},
 	{10, 1e-300, 0},
