@@ -150,7 +150,26 @@ batch_state(FunctionCallInfo fcinfo, int64 capacity, double fpr, int layout)
 	bf_value_check_sizing(capacity, fpr, layout, &size);
 	if (bf_payload_bytes(size.nbits) < BF_AGG_BATCH_MIN_BYTES)
 		return NULL;
-	return bf_agg_batch_create(capacity, fpr, layout, aggcontext);
+	batch = bf_agg_batch_create(capacity, fpr, layout, aggcontext);
+	bf_call_site(fcinfo)->agg_batch = batch;
+	return batch;
+}
+
+/*
+ * The batched state in argument 0 if it is the one last created at this call
+ * site (so owned by this aggregation: nodeAgg hands a transition function its
+ * own states only), else NULL.  A row's short path: no context lookups.
+ */
+static inline BfAggBatch *
+site_batch(FunctionCallInfo fcinfo, BfCallSite *site)
+{
+	Datum		d = PG_GETARG_DATUM(0);
+
+	if (site->agg_batch == NULL || PG_ARGISNULL(0) ||
+		!VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)) ||
+		d != bf_agg_batch_datum(site->agg_batch))
+		return NULL;
+	return site->agg_batch;
 }
 
 /* The rest of bloom_agg_transfn's row with a batched state. */
@@ -167,7 +186,12 @@ batch_add(FunctionCallInfo fcinfo, BfCallSite *site, BfAggBatch *batch)
 	n = bf_key_add_hashes(kt, PG_GETARG_DATUM(1), v->hdr.layout, hashes);
 	bf_agg_batch_add(batch, hashes, n);
 	bf_agg_batch_note_added(batch, kt->kind, 1);
-	notice_if_crowded(fcinfo, site, v, batch);
+	/* the usual row: warned already, or not yet time to look again */
+	if (fcinfo->flinfo->fn_expr == NULL ||
+		(!site->crowded_warned &&
+		 (site->crowded_nbits != v->hdr.nbits || site->crowded_fpr != v->hdr.target_fpr ||
+		  v->hdr.added >= site->crowded_next)))
+		notice_if_crowded(fcinfo, site, v, batch);
 	PG_RETURN_DATUM(bf_agg_batch_datum(batch));
 }
 
@@ -233,7 +257,11 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
 
-	batch = batch_state(fcinfo, capacity, fpr, layout);
+	batch = site_batch(fcinfo, site);
+	if (batch != NULL)
+		check_same_sizing(bf_agg_batch_peek(batch), capacity, fpr, layout);
+	else
+		batch = batch_state(fcinfo, capacity, fpr, layout);
 	if (batch != NULL)
 		return batch_add(fcinfo, site, batch);
 	if (PG_ARGISNULL(0))

@@ -772,7 +772,7 @@ site_release(void *arg)
 }
 
 BfCallSite *
-bf_call_site(FunctionCallInfo fcinfo)
+bf_call_site_setup(FunctionCallInfo fcinfo)
 {
 	BfCallSite *site = (BfCallSite *) fcinfo->flinfo->fn_extra;
 

@@ -98,6 +98,12 @@ typedef struct BfCallSite
 	double		sizing_fpr;
 	int			sizing_layout;
 
+	/*
+	 * bloom_agg: the batched state last created here (bf_agg.c); a row whose
+	 * state is it takes the short path
+	 */
+	struct BfAggBatch *agg_batch;
+
 	/* bloom_agg, bloom_union_agg: warning a filter is over capacity */
 	bool		crowded_warned;	/* once per call site */
 	uint64		crowded_nbits;	/* the filter crowded_at was found for */
@@ -134,8 +140,18 @@ typedef struct BfProbe
 extern int	bf_cache_size_mb;
 extern void bf_cache_init(void);
 
-/* The call site's state, created on first use. */
-extern BfCallSite *bf_call_site(FunctionCallInfo fcinfo);
+/* The call site's state, created on first use (bf_call_site_setup). */
+extern BfCallSite *bf_call_site_setup(FunctionCallInfo fcinfo);
+
+static inline BfCallSite *
+bf_call_site(FunctionCallInfo fcinfo)
+{
+	BfCallSite *site = (BfCallSite *) fcinfo->flinfo->fn_extra;
+
+	if (likely(site != NULL && site->release_set))
+		return site;
+	return bf_call_site_setup(fcinfo);
+}
 
 /*
  * The key type keytype at this call site, resolved once per call site and

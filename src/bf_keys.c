@@ -533,7 +533,8 @@ without_trailing_blanks(const char *s, size_t len)
 }
 
 int
-bf_key_add_hashes(const BfKeyType *kt, Datum key, int layout, BfHash *hashes)
+bf_key_add_hashes_any(const BfKeyType *kt, Datum key, int layout,
+					  BfHash *hashes)
 {
 	const char *s;
 	size_t		len;
@@ -569,7 +570,8 @@ bf_key_add_hashes(const BfKeyType *kt, Datum key, int layout, BfHash *hashes)
 }
 
 int
-bf_key_probe_hashes(const BfKeyType *kt, Datum key, int layout, BfHash *hashes)
+bf_key_probe_hashes_any(const BfKeyType *kt, Datum key, int layout,
+						BfHash *hashes)
 {
 	switch (kt->basetype)
 	{
@@ -657,7 +659,7 @@ bf_key_check_kind(int filter_kind, const BfKeyType *kt)
 }
 
 void
-bf_key_check_value(int filter_kind, const BfKeyType *kt)
+bf_key_check_value_any(int filter_kind, const BfKeyType *kt)
 {
 	if (kt->basetype == CHAROID)
 		ereport(ERROR,

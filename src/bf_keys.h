@@ -8,6 +8,7 @@
 
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "fmgr.h"
 
 #include "bf_compat.h"
@@ -70,8 +71,42 @@ extern BfHash bf_key_hash(const BfKeyType *kt, Datum key, int layout);
  * PostgreSQL's = may read as char(n) or name), the forms the literal takes
  * as those (see bf_keys.c).  Returns how many (1 to BF_KEY_MAX_FORMS).
  */
-extern int	bf_key_add_hashes(const BfKeyType *kt, Datum key, int layout,
-							  BfHash *hashes);
+extern int	bf_key_add_hashes_any(const BfKeyType *kt, Datum key, int layout,
+								  BfHash *hashes);
+
+/*
+ * A text or varchar key in a plain varlena (not compressed, not out of line)
+ * shorter than NAMEDATALEN and not ending in a blank: then its only form, to
+ * add or to check, is its bytes as they are (the common case, hashed inline
+ * on a row's path).  Sets *s and *len to its bytes.
+ */
+static inline bool
+bf_key_plain_text(const BfKeyType *kt, Datum key, const char **s, size_t *len)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(key);
+
+	if (kt->basetype != TEXTOID && kt->basetype != VARCHAROID)
+		return false;
+	if (VARATT_IS_EXTENDED(v) && !VARATT_IS_SHORT(v))
+		return false;
+	*s = VARDATA_ANY(v);
+	*len = VARSIZE_ANY_EXHDR(v);
+	return *len < NAMEDATALEN && (*len == 0 || (*s)[*len - 1] != ' ');
+}
+
+static inline int
+bf_key_add_hashes(const BfKeyType *kt, Datum key, int layout, BfHash *hashes)
+{
+	const char *s;
+	size_t		len;
+
+	if (kt->basetype == TEXTOID && bf_key_plain_text(kt, key, &s, &len))
+	{
+		hashes[0] = bf_hash_bytes(layout, s, len);
+		return 1;
+	}
+	return bf_key_add_hashes_any(kt, key, layout, hashes);
+}
 
 /*
  * The hashes to test when checking a (non-NULL) key: the filter may hold it
@@ -80,8 +115,22 @@ extern int	bf_key_add_hashes(const BfKeyType *kt, Datum key, int layout,
  * other canonical bytes (see bf_keys.c).  Returns how many (1 to
  * BF_KEY_MAX_PROBES).
  */
-extern int	bf_key_probe_hashes(const BfKeyType *kt, Datum key, int layout,
-								BfHash *hashes);
+extern int	bf_key_probe_hashes_any(const BfKeyType *kt, Datum key, int layout,
+									BfHash *hashes);
+
+static inline int
+bf_key_probe_hashes(const BfKeyType *kt, Datum key, int layout, BfHash *hashes)
+{
+	const char *s;
+	size_t		len;
+
+	if (bf_key_plain_text(kt, key, &s, &len))
+	{
+		hashes[0] = bf_hash_bytes(layout, s, len);
+		return 1;
+	}
+	return bf_key_probe_hashes_any(kt, key, layout, hashes);
+}
 
 /*
  * Check that keys of this type may be added to or checked against a filter
@@ -96,6 +145,14 @@ extern void bf_key_check_kind(int filter_kind, const BfKeyType *kt);
  * with a "char" keeps only its first byte).  Shared filters, which read a
  * literal as their column's type, accept "char" columns and do not call it.
  */
-extern void bf_key_check_value(int filter_kind, const BfKeyType *kt);
+extern void bf_key_check_value_any(int filter_kind, const BfKeyType *kt);
+
+/* The same, inline where the filter's kind is the key's (the usual row). */
+static inline void
+bf_key_check_value(int filter_kind, const BfKeyType *kt)
+{
+	if (filter_kind != (int) kt->kind || kt->basetype == CHAROID)
+		bf_key_check_value_any(filter_kind, kt);
+}
 
 #endif							/* BF_KEYS_H */

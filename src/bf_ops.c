@@ -130,7 +130,11 @@ key_type(FunctionCallInfo fcinfo, BfCallSite *site, int key_argno,
 		 int filter_argno, bool literal)
 {
 	if (literal)
+	{
+		if (site->key.typid == TEXTOID && site->key.collation == PG_GET_COLLATION())
+			return &site->key;
 		return bf_call_site_key(fcinfo, site, TEXTOID, filter_argno);
+	}
 	return bf_call_site_arg_key(fcinfo, site, key_argno, filter_argno);
 }
 
