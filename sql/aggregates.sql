@@ -115,6 +115,15 @@ FROM big_builds WHERE how = 'plain';
 SELECT s.how, s.f = h.f AS same_as_hashed
 FROM big_builds s JOIN big_builds h ON h.how = 'hashed ' || substr(s.how, 8)
 WHERE s.how LIKE 'sorted %' ORDER BY 1;
+-- a sorted ROLLUP feeds each row to two batched states of one call site in
+-- turn (the group's and the total): both are the hashed builds' values
+SET enable_hashagg = off;
+SELECT r.part, r.f = coalesce(h.f, (SELECT f FROM big_builds WHERE how = 'hashed')) AS same_as_hashed
+FROM (SELECT part, bloom_agg(k, 450000, 0.01) AS f FROM big_keys GROUP BY ROLLUP (part)) r
+LEFT JOIN big_builds h ON h.how = 'hashed ' || r.part ORDER BY 1;
+RESET enable_hashagg;
+-- a batched state whose sizing changes on a later row
+SELECT bloom_agg(k, CASE WHEN k = 'k50000' THEN 460000 ELSE 450000 END, 0.01) FROM big_keys;
 -- every key of each build answers "maybe", read by an operator in place
 SELECT b.how,
        (SELECT count(*) FROM big_keys k
