@@ -131,6 +131,7 @@ batch_state(FunctionCallInfo fcinfo, int64 capacity, double fpr, int layout)
 {
 	MemoryContext aggcontext;
 	BfAggBatch *batch;
+	BfCallSite *site;
 	BfSize		size;
 	AggStrategy strategy;
 
@@ -151,7 +152,9 @@ batch_state(FunctionCallInfo fcinfo, int64 capacity, double fpr, int layout)
 	if (bf_payload_bytes(size.nbits) < BF_AGG_BATCH_MIN_BYTES)
 		return NULL;
 	batch = bf_agg_batch_create(capacity, fpr, layout, aggcontext);
-	bf_call_site(fcinfo)->agg_batch = batch;
+	site = bf_call_site(fcinfo);
+	site->agg_batch = batch;
+	site->agg_batch_datum = bf_agg_batch_datum(batch);
 	return batch;
 }
 
@@ -167,7 +170,7 @@ site_batch(FunctionCallInfo fcinfo, BfCallSite *site)
 
 	if (site->agg_batch == NULL || PG_ARGISNULL(0) ||
 		!VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)) ||
-		d != bf_agg_batch_datum(site->agg_batch))
+		d != site->agg_batch_datum)
 		return NULL;
 	return site->agg_batch;
 }
@@ -184,8 +187,7 @@ batch_add(FunctionCallInfo fcinfo, BfCallSite *site, BfAggBatch *batch)
 	kt = bf_call_site_arg_key(fcinfo, site, 1, 0);
 	bf_key_check_value(v->hdr.key_kind, kt);
 	n = bf_key_add_hashes(kt, PG_GETARG_DATUM(1), v->hdr.layout, hashes);
-	bf_agg_batch_add(batch, hashes, n);
-	bf_agg_batch_note_added(batch, kt->kind, 1);
+	bf_agg_batch_add_key(batch, hashes, n, kt->kind);
 	/* the usual row: warned already, or not yet time to look again */
 	if (fcinfo->flinfo->fn_expr == NULL ||
 		(!site->crowded_warned &&

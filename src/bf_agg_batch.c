@@ -166,29 +166,24 @@ batch_apply(BfAggBatch *b)
 }
 
 void
-bf_agg_batch_add(BfAggBatch *b, const BfHash *hashes, int n)
+bf_agg_batch_add_key(BfAggBatch *b, const BfHash *hashes, int n, int kind)
 {
+	BfHeader   *h = &b->v.hdr;
+
 	for (int i = 0; i < n; i++)
 	{
 		if (b->npending == BATCH_HASHES)
 			batch_apply(b);
 		b->pending[b->npending++] = hashes[i];
 	}
-}
-
-void
-bf_agg_batch_note_added(BfAggBatch *b, int kind, uint64 nkeys)
-{
-	BfHeader   *h = &b->v.hdr;
-
 	if (h->key_kind != kind)
 	{
 		Assert(h->key_kind == BF_KEY_NONE);
 		h->key_kind = (uint8) kind;
 	}
 	/* saturate: the count is informational */
-	h->added = (h->added > PG_UINT64_MAX - nkeys) ?
-		PG_UINT64_MAX : h->added + nkeys;
+	if (h->added < PG_UINT64_MAX)
+		h->added++;
 }
 
 void

@@ -43,11 +43,12 @@ extern Datum bf_agg_batch_datum(BfAggBatch *b);
  */
 extern const struct BfValue *bf_agg_batch_peek(BfAggBatch *b);
 
-/* Add hashed keys (kept pending, set a batch at a time). */
-extern void bf_agg_batch_add(BfAggBatch *b, const BfHash *hashes, int n);
-
-/* Count nkeys keys of that kind added (as bf_value_note_added). */
-extern void bf_agg_batch_note_added(BfAggBatch *b, int kind, uint64 nkeys);
+/*
+ * Add one key of that kind, given its n hashes (kept pending, set a batch at
+ * a time), and count it (as bf_value_note_added).
+ */
+extern void bf_agg_batch_add_key(BfAggBatch *b, const BfHash *hashes, int n,
+								 int kind);
 
 /* Set the pending hashes; the object's value then has all its bits. */
 extern void bf_agg_batch_settle(BfAggBatch *b);

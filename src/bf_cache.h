@@ -103,6 +103,7 @@ typedef struct BfCallSite
 	 * state is it takes the short path
 	 */
 	struct BfAggBatch *agg_batch;
+	Datum		agg_batch_datum;	/* its read/write pointer */
 
 	/* bloom_agg, bloom_union_agg: warning a filter is over capacity */
 	bool		crowded_warned;	/* once per call site */
