@@ -78,6 +78,7 @@ typedef struct BuildState
 	TransactionId wait_xid;
 	int64		want_capacity;
 	bool		outgrown;		/* the live filter grew by layers or is full */
+	uint64		live_added;		/* the live filter's keys (0 without one) */
 	BfDefinition def;
 	Oid			member;			/* the slot's partition, or InvalidOid */
 	Oid			atttypid;
@@ -203,6 +204,7 @@ build_claim(BuildState *b, int slot)
 		b->outgrown = s->has_live &&
 			(s->live_hdr.family == BF_FAMILY_SCALABLE ||
 			 pg_atomic_read_u64(&s->added) > s->live_hdr.capacity);
+		b->live_added = s->has_live ? pg_atomic_read_u64(&s->added) : 0;
 		b->def.id = s->defid;
 		b->member = s->member;
 		b->off = PG_UINT64_MAX;
@@ -288,11 +290,27 @@ build_size_cuckoo(BuildState *b, uint64 capacity)
 	b->hdr.key_kind = (uint8) b->kt.kind;
 }
 
+/*
+ * Does the table hold more keys than the defined capacity, as far as we know?
+ * The live filter grew by layers or is full, or it counted more keys than
+ * the capacity (a second rebuild of a filter sized for the rows), or the
+ * table's statistics say so (a first build after a restart).  Not from a
+ * guess: the estimate of a small table never vacuumed assumes ten pages.
+ */
+static bool
+build_outgrown(const BuildState *b, int64 capacity, double rows, bool counted)
+{
+	if (rows <= (double) capacity)
+		return false;
+	return b->outgrown || b->live_added > (uint64) capacity || counted;
+}
+
 static void
 build_size(BuildState *b, Relation rel)
 {
 	int64		capacity = b->def.capacity;
-	double		rows = bf_tree_estimate_rows(RelationGetRelid(rel));
+	bool		counted;
+	double		rows = bf_tree_estimate_rows(RelationGetRelid(rel), &counted);
 	BfSize		size;
 
 	/* a capacity given for a partitioned table is shared by its partitions */
@@ -301,13 +319,11 @@ build_size(BuildState *b, Relation rel)
 					   Max(1, list_length(bf_tree_leaves(b->def.relid, NoLock))));
 
 	/*
-	 * Twice the rows without a defined capacity, or when a filter that grew
-	 * by layers or is full is rebuilt for a table that outgrew its defined
-	 * capacity: one layer for the rows, not a filter that would fill up at
-	 * once.  (Not for a first build: the estimate of a small table that was
-	 * never vacuumed assumes ten pages.)
+	 * Twice the rows without a defined capacity, or for a table that outgrew
+	 * its defined capacity: one layer for the rows, not a filter that would
+	 * fill up at once and be built again.
 	 */
-	if (capacity <= 0 || (b->outgrown && rows > (double) capacity))
+	if (capacity <= 0 || build_outgrown(b, capacity, rows, counted))
 		capacity = (int64) Max(Max(1000, 2 * rows), capacity);
 	capacity = Max(capacity, b->want_capacity);
 	if (b->def.layout == BF_GUARD_CUCKOO)

@@ -259,7 +259,7 @@ check_sizing(Oid relid, int layout, double fpr, int64 capacity, bool capacity_gi
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("capacity must be positive, not " INT64_FORMAT, capacity)));
-	need = capacity_given ? capacity : (int64) Max(1000, 2 * bf_tree_estimate_rows(relid));
+	need = capacity_given ? capacity : (int64) Max(1000, 2 * bf_tree_estimate_rows(relid, NULL));
 	if (layout == BF_GUARD_CUCKOO)
 	{
 		check_sizing_cuckoo(rate, fpr, need);

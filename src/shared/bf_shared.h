@@ -164,7 +164,7 @@ extern bool bf_tree_contains(Oid root, Oid relid);
 extern BfGuardState bf_guard_state(Oid root, const char *name, bool counting,
 								   Oid *culprit);
 extern List *bf_guard_triggers(Oid relid, const char *name);	/* of names */
-extern double bf_tree_estimate_rows(Oid relid);
+extern double bf_tree_estimate_rows(Oid relid, bool *counted);
 extern void bf_tree_check_guardable(Oid root);
 extern bool bf_tree_per_partition(Oid relid);
 extern List *bf_tree_leaves(Oid relid, LOCKMODE lockmode);

@@ -228,13 +228,20 @@ bf_filter_name(Oid relid, const char *column)
 					quote_identifier(column));
 }
 
-/* The planner's estimate of the rows of a table and every table below it. */
+/*
+ * The planner's estimate of the rows of a table and every table below it;
+ * counted (if not NULL) says whether every table has statistics (VACUUM or
+ * ANALYZE set its reltuples) rather than a guess from its size.
+ */
 double
-bf_tree_estimate_rows(Oid relid)
+bf_tree_estimate_rows(Oid relid, bool *counted)
 {
 	List	   *members = bf_tree_members(relid, AccessShareLock);
 	ListCell   *lc;
 	double		total = 0;
+
+	if (counted)
+		*counted = true;
 
 	foreach(lc, members)
 	{
@@ -248,6 +255,9 @@ bf_tree_estimate_rows(Oid relid)
 
 			table_relation_estimate_size(rel, NULL, &pages, &tuples, &allvisfrac);
 			total += Max(tuples, 0);
+			/* never vacuumed nor analyzed: the estimate is a guess */
+			if (counted && rel->rd_rel->reltuples < 0)
+				*counted = false;
 		}
 		relation_close(rel, NoLock);
 	}

@@ -6,7 +6,9 @@
 # it must come in time), and every key is found.
 #
 # Growth again after the filter was rebuilt back at its defined capacity (the
-# same slot growing twice from the same capacity).
+# same slot growing twice from the same capacity). Two rebuilds in a row of a
+# guard whose table outgrew its capacity: each is one build, sized for the
+# rows.
 #
 # DDL: DROP COLUMN, DROP TABLE (and DROP SCHEMA ... CASCADE), ALTER COLUMN
 # TYPE (also to a type or collation a filter cannot hold), TRUNCATE, renames
@@ -172,6 +174,30 @@ back_to_defined_capacity('growth once');
 growth_pass('growth once', 5000, 13000, 20000);
 back_to_defined_capacity('growth again');
 growth_pass('growth again', 5000, 45000, 40000);
+
+# A second rebuild of a guard whose table outgrew its capacity: the first
+# rebuild sized one filter for the rows; the second must be sized for them
+# again at once, not at the defined 1,000 keys (saturated, answering "maybe"
+# until a second build at twice the keys).
+$node->safe_psql('postgres', q{
+	CREATE TABLE rb (k bigint);
+	SELECT bloom_guard('rb', 'k', 0.01, 1000);
+});
+wait_ready($node, 'postgres', 'public.rb.k', 'outgrown: guarded');
+$node->safe_psql('postgres', 'INSERT INTO rb SELECT i FROM generate_series(1, 6000) i');
+for my $round (1, 2)
+{
+	my $logpos = -s $node->logfile;
+	$node->safe_psql('postgres', "SELECT bloom_shared_rebuild('public.rb.k')");
+	wait_ready($node, 'postgres', 'public.rb.k', "outgrown: rebuild $round");
+	sleep 1;    # a build asked for by the swap would have started by now
+	wait_ready($node, 'postgres', 'public.rb.k', "outgrown: rebuild $round, settled");
+	my @builds = slurp_file($node->logfile, $logpos) =~ /built shared bloom filter "public\.rb\.k"/g;
+	is(scalar(@builds), 1, "outgrown: rebuild $round is one build");
+	cmp_ok($node->safe_psql('postgres', "SELECT capacity FROM bloom_shared_filters WHERE name = 'public.rb.k'"),
+		'>=', 12000, "outgrown: rebuild $round is sized for twice the 6,000 rows");
+	no_false_negatives($node, 'postgres', 'public.rb.k', 'SELECT k FROM rb', "outgrown: rebuild $round");
+}
 
 # ============================================================ DROP COLUMN ====
 make_table($node, 'postgres', 'dc', 'dc', 10000);
