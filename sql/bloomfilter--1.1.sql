@@ -876,6 +876,7 @@ CREATE VIEW bloom_shared_filters AS
 					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'full') THEN 'full'
 					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'building') THEN 'building'
 					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'not loaded') THEN 'not loaded'
+					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'rebuild failed') THEN 'rebuild failed'
 					WHEN pg_catalog.bool_or(f.state OPERATOR(pg_catalog.=) 'rebuilding') THEN 'rebuilding'
 					ELSE 'ready' END AS state,
 			   pg_catalog.sum(f.capacity)::bigint AS capacity,
@@ -898,7 +899,7 @@ CREATE VIEW bloom_shared_filters AS
 		 GROUP BY f.definition_id) i
 		ON i.definition_id OPERATOR(pg_catalog.=) d.id;
 COMMENT ON VIEW bloom_shared_filters IS
-	'shared filters: state (building, ready, rebuilding, suspended, full, failed, not loaded, standby), size (layers: the most of a guard''s filters, 1, one more per growth without a rebuild), keys added, estimated FPR, checks and "no" answers (negative_ratio: the share of lookups that never reached the table), the last build error and when the build is retried; for a counting or cuckoo filter, keys removed, removals waiting for their transactions and the xmin horizon, and removals dropped (their keys stay); scans skipped by planner guards (of the whole guard); for a table guarded per partition, the sum (the highest rate, the worst state) over its partitions'' filters (partitions; one row each in bloom_shared_filters_info())';
+	'shared filters: state (building, ready, rebuilding, rebuild failed, suspended, full, failed, not loaded, standby), size (layers: the most of a guard''s filters, 1, one more per growth without a rebuild), keys added, estimated FPR, checks and "no" answers (negative_ratio: the share of lookups that never reached the table), the last build error and when the build is retried; for a counting or cuckoo filter, keys removed, removals waiting for their transactions and the xmin horizon, and removals dropped (their keys stay); scans skipped by planner guards (of the whole guard); for a table guarded per partition, the sum (the highest rate, the worst state) over its partitions'' filters (partitions; one row each in bloom_shared_filters_info())';
 GRANT SELECT ON bloom_shared_filters TO PUBLIC;
 
 CREATE FUNCTION bloom_shared_trigger() RETURNS trigger

@@ -207,6 +207,8 @@ bf_cuckoo_slot_add(const BfFilterRef *ref, BfHash h, int kind, int *filter_kind)
 		/* an overflowed buffer answers nothing: it is being replaced */
 		if (s->has_live && !s->overflowed && bf_hdr_is_cuckoo(&s->live_hdr))
 			wake = add_live(s, h.lo);
+		else if (s->has_live && bf_hdr_is_cuckoo(&s->live_hdr))
+			pg_atomic_fetch_add_u64(&s->added, 1); /* it should hold the key */
 		if (s->has_next && bf_hdr_is_cuckoo(&s->next_hdr))
 			add_next(s, h.lo);
 	}

@@ -524,6 +524,9 @@ slot_state(BfSlot *s)
 		return "suspended";
 	if (s->has_live && s->overflowed)
 		return "full";			/* a cuckoo table lacks a key: "maybe" */
+	/* checks use the current filter while its rebuild is retried */
+	if (s->has_live && pending && s->failures > 0)
+		return "rebuild failed";
 	if (s->has_live)
 		return pending ? "rebuilding" : "ready";
 	if (s->failures > 0)
@@ -586,7 +589,9 @@ slot_info(BfSlot *s, bool standby, int64 pending, Datum *values, bool *nulls)
 			/* bits of the table; no hash count; the rate at its load */
 			values[4] = Int64GetDatum((int64) bf_cuckoo_slot_bits(h));
 			nulls[5] = true;
-			values[7] = Float8GetDatum(bf_cuckoo_slot_fpr(h, pg_atomic_read_u64(&s->added)));
+			/* a full table answers "maybe" to every key */
+			values[7] = Float8GetDatum(s->overflowed ? 1.0 :
+									   bf_cuckoo_slot_fpr(h, pg_atomic_read_u64(&s->added)));
 		}
 		else
 		{

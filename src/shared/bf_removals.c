@@ -252,6 +252,9 @@ bf_filter_remove(const BfFilterRef *ref, BfHash h, int kind)
 		(s->live_hdr.layout != BF_LAYOUT_COUNTING && !bf_hdr_is_cuckoo(&s->live_hdr)) ||
 		s->key_kind != kind || queue == NULL)
 	{
+		/* a full cuckoo table applies none: the removal is dropped */
+		if (s->has_live && s->overflowed && s->key_kind == kind)
+			pg_atomic_fetch_add_u64(&s->removals_dropped, 1);
 		bf_slot_release(s);
 		return BF_CHECK_MAYBE;
 	}

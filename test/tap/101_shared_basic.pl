@@ -388,6 +388,27 @@ is((sqlstate($node, 'postgres', "SELECT bloom_guard('small3', 'k', 0.01, 1000)")
 	'unguard frees a slot: the third guard now fits');
 wait_ready($node, 'postgres', 'public.small3.k', 'small3');
 is(missing($node, 'postgres', 'public.small3.k', 'SELECT k FROM small3'), '0', 'the reused slot holds its own keys');
+
+# A rebuild that cannot fit next to the live filter (two copies of 600 kB in
+# 1 MB): the view says "rebuild failed", not "rebuilding", and checks keep
+# answering from the live filter.
+$node->safe_psql('postgres', q{
+	SELECT bloom_unguard('small1', 'k');
+	SELECT bloom_unguard('small3', 'k');
+	SELECT bloom_guard('small2', 'k', 0.01, 350000);
+});
+wait_ready($node, 'postgres', 'public.small2.k', 'a filter of more than half the pool');
+cmp_ok($node->safe_psql('postgres', "SELECT memory_bytes FROM bloom_shared_filters WHERE name = 'public.small2.k'"),
+	'>', 524288, 'it takes more than half of the 1 MB pool');
+$node->safe_psql('postgres', "SELECT bloom_shared_rebuild('public.small2.k')");
+ok(poll_for($node, 'postgres', "SELECT state FROM bloom_shared_filters WHERE name = 'public.small2.k'",
+	'rebuild failed', 60), 'a rebuild that does not fit: state "rebuild failed"');
+like($node->safe_psql('postgres', "SELECT last_error FROM bloom_shared_filters WHERE name = 'public.small2.k'"),
+	qr/do not fit in bloomfilter\.shared_memory/, '... and last_error says why');
+is(missing($node, 'postgres', 'public.small2.k', 'SELECT k FROM small2'), '0',
+	'a rebuild that does not fit: the live filter still answers, no key answers "no"');
+is($node->safe_psql('postgres', "SELECT bloom_shared_contains('public.small2.k', 'absent-key')"), 'f',
+	'... and it still answers "no" for an absent key');
 $node->stop;
 
 # ------------------------------------------------------ without the preload ----

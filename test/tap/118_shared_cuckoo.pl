@@ -269,9 +269,15 @@ is($node->safe_psql('postgres', "SELECT capacity FROM bloom_shared_filters WHERE
 is(maybes('SELECT generate_series(900001, 901000)', undef, $G), '1000',
 	'full: every key answers "maybe"');
 no_false_negatives($node, 'postgres', $G, 'SELECT k FROM g', 'full');
+is($node->safe_psql('postgres', "SELECT estimated_fpr FROM bloom_shared_filters WHERE name = '$G'"), '1',
+	'full: the estimated rate is 1 (every key answers "maybe")');
+$node->safe_psql('postgres', "INSERT INTO g (k) SELECT generate_series(2001, 2005)");
+is($node->safe_psql('postgres',
+	"SELECT keys_added >= (SELECT count(*) FROM g) FROM bloom_shared_filters WHERE name = '$G'"), 't',
+	'full: keys_added still counts the keys added');
 $node->safe_psql('postgres', "DELETE FROM g WHERE v = 'many'");
 sleep 1;
-is(counters($G), '0|0|0', 'full: removals are not queued (the table lacks a key)');
+is(counters($G), '0|0|12', 'full: removals are not queued (the table lacks a key), they are counted dropped');
 # no bloom_shared_rebuild: the same-size rebuilds retried with backoff recover
 wait_ready($node, 'postgres', $G, 'rebuilt by itself after the duplicates went', 120);
 no_false_negatives($node, 'postgres', $G, 'SELECT k FROM g', 'rebuilt after the duplicates went');
