@@ -344,8 +344,13 @@ CREATE VIEW bloom_shared_filters AS
 	SELECT d.name,
 		   d.rel AS "table",
 		   d.column_name AS "column",
-		   coalesce(i.state, CASE WHEN pg_catalog.pg_is_in_recovery() THEN 'standby'
-								  ELSE 'not loaded' END) AS state,
+		   CASE WHEN i.state OPERATOR(pg_catalog.=) ANY (ARRAY['ready', 'rebuilding', 'rebuild failed'])
+					 AND i.partitions OPERATOR(pg_catalog.<)
+						 (SELECT pg_catalog.count(*) FROM pg_catalog.pg_partition_tree(d.rel) t
+						   WHERE t.isleaf)
+				THEN 'incomplete'
+				ELSE coalesce(i.state, CASE WHEN pg_catalog.pg_is_in_recovery() THEN 'standby'
+											ELSE 'not loaded' END) END AS state,
 		   coalesce(i.capacity, d.capacity) AS capacity,
 		   i.bits,
 		   i.layers,
@@ -400,7 +405,7 @@ CREATE VIEW bloom_shared_filters AS
 		 GROUP BY f.definition_id) i
 		ON i.definition_id OPERATOR(pg_catalog.=) d.id;
 COMMENT ON VIEW bloom_shared_filters IS
-	'shared filters: state (building, ready, rebuilding, rebuild failed, suspended, full, failed, not loaded, standby), size (layers: the most of a guard''s filters, 1, one more per growth without a rebuild), keys added, estimated FPR, checks and "no" answers (negative_ratio: the share of lookups that never reached the table), the last build error and when the build is retried; for a counting or cuckoo filter, keys removed, removals waiting for their transactions and the xmin horizon, and removals dropped (their keys stay); scans skipped by planner guards (of the whole guard); for a table guarded per partition, the sum (the highest rate, the worst state) over its partitions'' filters (partitions; one row each in bloom_shared_filters_info())';
+	'shared filters: state (building, ready, rebuilding, rebuild failed, incomplete (partitions without a filter), suspended, full, failed, not loaded, standby), size (layers: the most of a guard''s filters, 1, one more per growth without a rebuild), keys added, estimated FPR, checks and "no" answers (negative_ratio: the share of lookups that never reached the table), the last build error and when the build is retried; for a counting or cuckoo filter, keys removed, removals waiting for their transactions and the xmin horizon, and removals dropped (their keys stay); scans skipped by planner guards (of the whole guard); for a table guarded per partition, the sum (the highest rate, the worst state) over its partitions'' filters (partitions; one row each in bloom_shared_filters_info())';
 GRANT SELECT ON bloom_shared_filters TO PUBLIC;
 
 DROP FUNCTION bloom_guard(regclass, name, float8, bigint);

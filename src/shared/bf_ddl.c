@@ -171,6 +171,114 @@ subcommand_keeps_keys(AlterTableType type, bool *trigger)
 	}
 }
 
+/* The names of the guard triggers on a table (no lock: a catalog scan). */
+static List *
+guard_trigger_names(Oid relid, Oid trigfn)
+{
+	Relation	tgrel = table_open(TriggerRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	List	   *names = NIL;
+
+	ScanKeyInit(&key, Anum_pg_trigger_tgrelid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(relid));
+	scan = systable_beginscan(tgrel, TriggerRelidNameIndexId, true, NULL, 1, &key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_trigger tg = (Form_pg_trigger) GETSTRUCT(tup);
+
+		if (tg->tgfoid == trigfn)
+			names = lappend(names, pstrdup(NameStr(tg->tgname)));
+	}
+	systable_endscan(scan);
+	table_close(tgrel, AccessShareLock);
+	return names;
+}
+
+static bool
+name_in(List *names, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, names)
+	{
+		if (strcmp(lfirst(lc), name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * ATTACH PARTITION clones the parent's guard trigger to the partition; if
+ * the table attached is guarded itself under the same trigger name, the
+ * clone fails with a duplicate-trigger error: say what to do instead.
+ */
+static void
+check_attach(RangeVar *parent, RangeVar *child, Oid trigfn)
+{
+	Oid			parentid = RangeVarGetRelid(parent, NoLock, true);
+	Oid			childid = RangeVarGetRelid(child, NoLock, true);
+	List	   *parent_names;
+	List	   *members;
+	ListCell   *lc;
+	ListCell   *lm;
+
+	if (!OidIsValid(parentid) || !OidIsValid(childid))
+		return;
+	parent_names = guard_trigger_names(parentid, trigfn);
+	if (parent_names == NIL)
+		return;
+	members = bf_tree_members(childid, NoLock);
+	foreach(lm, members)
+	{
+		List	   *names = guard_trigger_names(lfirst_oid(lm), trigfn);
+
+		foreach(lc, names)
+		{
+			char	   *name = lfirst(lc);
+
+			if (!name_in(parent_names, name))
+				continue;
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("cannot attach guarded table \"%s\" as a partition of guarded table \"%s\"",
+							get_rel_name(childid), get_rel_name(parentid)),
+					 errdetail("Guard trigger \"%s\" of \"%s\" would be cloned to \"%s\", which has a trigger of that name.",
+							   name, get_rel_name(parentid), get_rel_name(lfirst_oid(lm))),
+					 errhint("Remove the table's own guard with bloom_unguard() first; the guard of \"%s\" then covers it.",
+							 get_rel_name(parentid))));
+		}
+	}
+}
+
+/* Before an ALTER TABLE runs (the ProcessUtility hook). */
+void
+bf_ddl_check_attach(Node *stmt)
+{
+	AlterTableStmt *ats;
+	ListCell   *lc;
+	Oid			trigfn = InvalidOid;
+
+	if (!IsA(stmt, AlterTableStmt))
+		return;
+	ats = (AlterTableStmt *) stmt;
+	foreach(lc, ats->cmds)
+	{
+		AlterTableCmd *at = lfirst(lc);
+		PartitionCmd *pc = (PartitionCmd *) at->def;
+
+		if (at->subtype != AT_AttachPartition || pc == NULL ||
+			!IsA(pc, PartitionCmd) || pc->name == NULL)
+			continue;
+		if (!OidIsValid(trigfn))
+			trigfn = bf_trigger_function(true);
+		if (!OidIsValid(trigfn))
+			return;
+		check_attach(ats->relation, pc->name, trigfn);
+	}
+}
+
 /*
  * ATTACH or DETACH PARTITION: the tree gains or loses a partition, the keys
  * of the others stay.  A table guarded per partition only adds or frees the
@@ -318,7 +426,7 @@ drops_touched(List *defs, List **removed)
 
 			/* a dropped partition's own filter (its OID may come back) */
 			if (objsubid == 0 && bf_shared_available())
-				bf_filter_forget_member(d->id, objid);
+				bf_members_forget_at_commit(d->id, objid);
 
 			if (d->relid != objid)
 				continue;

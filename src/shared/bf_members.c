@@ -19,6 +19,7 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "utils/inval.h"
@@ -93,9 +94,132 @@ bf_members_request_build(const BfDefinition *def, TransactionId wait_xid, bool f
 	list_free_deep(members);
 }
 
+/* ---------------------------------------------------------------------
+ * Filters of tables that left the tree, freed when the transaction commits
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct LeftTree
+{
+	Oid			cfgoid;
+	int64		defid;
+	Oid			member;
+	int			nestlevel;		/* of the subtransaction that let it go */
+} LeftTree;
+
+/* in TopMemoryContext; empty outside a transaction that detached or dropped */
+static List *left_tree = NIL;
+static bool left_tree_callbacks = false;
+
+static void
+left_tree_clear(void)
+{
+	list_free_deep(left_tree);
+	left_tree = NIL;
+}
+
+/*
+ * At commit (or PREPARE: the commit may come from another session, and a
+ * filter kept past a rolled-back prepared DETACH only answers "maybe"),
+ * free the filters; at abort, keep them: the tables are leaves again.
+ */
+static void
+left_tree_xact(XactEvent event, void *arg)
+{
+	ListCell   *lc;
+
+	if (left_tree == NIL)
+		return;
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PREPARE)
+	{
+		foreach(lc, left_tree)
+		{
+			LeftTree   *e = lfirst(lc);
+
+			bf_filter_forget_member_of(e->cfgoid, e->defid, e->member);
+		}
+		left_tree_clear();
+	}
+	else if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		left_tree_clear();
+}
+
+/* A subtransaction rolled back keeps its tables' filters; one committed
+ * hands them to its parent. */
+static void
+left_tree_subxact(SubXactEvent event, SubTransactionId mySubid,
+				  SubTransactionId parentSubid, void *arg)
+{
+	int			level = GetCurrentTransactionNestLevel();
+	ListCell   *lc;
+
+	foreach(lc, left_tree)
+	{
+		LeftTree   *e = lfirst(lc);
+
+		if (e->nestlevel < level)
+			continue;
+		if (event == SUBXACT_EVENT_COMMIT_SUB)
+			e->nestlevel = level - 1;
+		else if (event == SUBXACT_EVENT_ABORT_SUB)
+		{
+			left_tree = foreach_delete_current(left_tree, lc);
+			pfree(e);
+		}
+	}
+}
+
+/* A table that is a leaf again (re-attached in the same transaction). */
+static void
+left_tree_keep(int64 defid, Oid member)
+{
+	ListCell   *lc;
+
+	foreach(lc, left_tree)
+	{
+		LeftTree   *e = lfirst(lc);
+
+		if (e->defid == defid && e->member == member)
+		{
+			left_tree = foreach_delete_current(left_tree, lc);
+			pfree(e);
+		}
+	}
+}
+
+/*
+ * Free the filter of a partition that left the tree (DETACH, DROP) when the
+ * transaction commits: if it rolls back, the table is a leaf again and its
+ * filter, kept current by its trigger meanwhile, still holds its keys.
+ */
+void
+bf_members_forget_at_commit(int64 defid, Oid member)
+{
+	Oid			cfgoid = bf_config_table(true);
+	MemoryContext oldcontext;
+	LeftTree   *e;
+
+	if (!OidIsValid(cfgoid))
+		return;
+	if (!left_tree_callbacks)
+	{
+		RegisterXactCallback(left_tree_xact, NULL);
+		RegisterSubXactCallback(left_tree_subxact, NULL);
+		left_tree_callbacks = true;
+	}
+	oldcontext = MemoryContextSwitchTo(TopMemoryContext);
+	e = palloc(sizeof(LeftTree));
+	e->cfgoid = cfgoid;
+	e->defid = defid;
+	e->member = member;
+	e->nestlevel = GetCurrentTransactionNestLevel();
+	left_tree = lappend(left_tree, e);
+	MemoryContextSwitchTo(oldcontext);
+}
+
 /*
  * Bring the partitions' filters of a guard on a partitioned table in line
- * with its tree: free those of tables no longer in it, ask for the build of
+ * with its tree: free those of tables no longer in it (at commit), ask for the build of
  * the leaves without one, and forget and rebuild those in reset (tables
  * just attached: a filter they had before left the tree with them, and
  * missed their writes while they were out).
@@ -110,13 +234,14 @@ bf_members_reconcile(const BfDefinition *def, List *reset)
 	foreach(lc, slots)
 	{
 		if (!list_member_oid(leaves, lfirst_oid(lc)))
-			bf_filter_forget_member(def->id, lfirst_oid(lc));
+			bf_members_forget_at_commit(def->id, lfirst_oid(lc));
 	}
 	foreach(lc, leaves)
 	{
 		Oid			leaf = lfirst_oid(lc);
 		BfDefinition *m = bf_member_def(def, leaf);
 
+		left_tree_keep(def->id, leaf);
 		if (list_member_oid(reset, leaf))
 			member_request_build(m, InvalidTransactionId, true);
 		else if (!list_member_oid(slots, leaf))

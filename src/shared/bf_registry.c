@@ -475,8 +475,13 @@ bf_filter_forget(int64 defid)
 void
 bf_filter_forget_member(int64 defid, Oid member)
 {
-	Oid			cfgoid = bf_config_table(true);
+	bf_filter_forget_member_of(bf_config_table(true), defid, member);
+}
 
+/* The same, the configuration table given (no catalog access: at commit). */
+void
+bf_filter_forget_member_of(Oid cfgoid, int64 defid, Oid member)
+{
 	LWLockAcquire(bf_registry_lock(), LW_EXCLUSIVE);
 	for (int i = 0; i < bf_shared->nslots; i++)
 		if (slot_is_member(&bf_shared->slots[i], MyDatabaseId, cfgoid, defid, member))

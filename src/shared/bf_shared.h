@@ -116,6 +116,7 @@ extern void bf_filter_request_build(const BfDefinition *def, TransactionId wait_
 									bool forget);
 extern void bf_filter_forget(int64 defid);
 extern void bf_filter_forget_member(int64 defid, Oid member);
+extern void bf_filter_forget_member_of(Oid cfgoid, int64 defid, Oid member);
 extern List *bf_filter_slot_members(int64 defid);	/* of Oid */
 extern void bf_filters_forget_db(Oid dbid, Oid keep_cfgoid);
 extern void bf_request_load(Oid dbid);
@@ -173,6 +174,7 @@ extern List *bf_tree_leaves(Oid relid, LOCKMODE lockmode);
 extern BfDefinition *bf_member_def(const BfDefinition *def, Oid member);
 extern List *bf_filter_members(const BfDefinition *def);	/* of BfDefinition * */
 extern void bf_members_reconcile(const BfDefinition *def, List *reset);
+extern void bf_members_forget_at_commit(int64 defid, Oid member);
 extern void bf_members_request_build(const BfDefinition *def,
 									 TransactionId wait_xid, bool forget);
 
@@ -198,6 +200,9 @@ extern void bf_guard_create_trigger(Oid relid, const BfDefinition *def);
 extern void bf_guard_enable_always(Oid relid, const BfDefinition *def);
 extern void bf_guard_drop_triggers(const BfDefinition *def);
 extern void bf_guard_remove(const BfDefinition *def, bool drop_triggers);
+
+/* bf_ddl.c: the review of DDL on guarded tables */
+extern void bf_ddl_check_attach(Node *stmt);
 
 /* bf_gate.c and bf_planner.c: the planner's gates */
 typedef enum BfGateMode

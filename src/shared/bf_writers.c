@@ -108,6 +108,7 @@ bf_process_utility(PlannedStmt *pstmt, const char *queryString,
 	bool		copy_from = IsA(pstmt->utilityStmt, CopyStmt) &&
 		((CopyStmt *) pstmt->utilityStmt)->is_from;
 
+	bf_ddl_check_attach(pstmt->utilityStmt);
 	if (copy_from)
 		copy_from_depth++;
 	PG_TRY();

@@ -19,6 +19,13 @@
 # 5. A partition whose guard trigger is disabled: its filter is suspended
 #    and its scan not skipped, the others' are; bloom_shared_add adds to
 #    every partition's filter; bloom_shared_get refuses.
+# 6. DETACH and DROP of a partition rolled back (also to a savepoint): the
+#    partition keeps its filter (freed only at commit); DETACH and re-ATTACH
+#    in one transaction.
+# 7. ATTACH of a table guarded itself: 55000 with a hint, not PostgreSQL's
+#    duplicate-trigger error; after bloom_unguard it attaches.
+# 8. A partition created when no slot is free: a WARNING, the view says
+#    "incomplete", its rows are found.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -253,6 +260,72 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM events WHERE event_id = 77
 is(skipped() - $before, 0, 'bloom_shared_add: every partition\'s filter holds the key (no scan skipped)');
 my ($st) = sqlstate($node, 'postgres', "SELECT bloom_shared_get('$name')");
 is($st, '0A000', 'bloom_shared_get of a table guarded per partition: 0A000');
+
+# ------------------------------- 6. DETACH and DROP rolled back, re-ATTACH ----
+# A partition's filter is freed when the DETACH or DROP commits: one rolled
+# back (or rolled back to a savepoint) keeps it, and an absent key still
+# skips all 6 partitions.
+sub has_filter
+{
+	my ($t) = @_;
+	return $node->safe_psql('postgres', "SELECT count(*) FROM bloom_shared_filters_info() "
+		  . "WHERE name = '$name' AND partition = '$t'::regclass");
+}
+for my $ddl ('ALTER TABLE events DETACH PARTITION events_1', 'DROP TABLE events_1')
+{
+	$node->safe_psql('postgres', "BEGIN; $ddl; ROLLBACK");
+	is(has_filter('events_1'), '1', "$ddl rolled back: the partition keeps its filter");
+	$node->safe_psql('postgres', "BEGIN; SAVEPOINT s; $ddl; ROLLBACK TO s; COMMIT");
+	is(has_filter('events_1'), '1', "$ddl rolled back to a savepoint: the partition keeps its filter");
+}
+$node->safe_psql('postgres', q{
+BEGIN;
+ALTER TABLE events DETACH PARTITION events_1;
+ALTER TABLE events ATTACH PARTITION events_1 FOR VALUES FROM (10) TO (20);
+COMMIT});
+is(has_filter('events_1'), '1', 'DETACH and re-ATTACH in one transaction: the partition has a filter');
+wait_ready($node, 'postgres', $name, 'after the rolled-back DDL');
+$before = skipped();
+$node->safe_psql('postgres', 'SELECT count(*) FROM events WHERE event_id = -6');
+is(skipped() - $before, 6, 'an absent key: every partition is skipped');
+no_false_negatives($node, 'postgres', $name, 'SELECT event_id FROM events', 'after the rolled-back DDL');
+
+# ------------------------------- 7. ATTACH of a table guarded itself ----
+$node->safe_psql('postgres', q{
+CREATE TABLE events_5 (LIKE events);
+INSERT INTO events_5 VALUES (7000001, 65, 'own');
+SELECT bloom_guard('events_5', 'event_id')});
+my $err;
+($st, $err) = sqlstate($node, 'postgres', 'ALTER TABLE events ATTACH PARTITION events_5 FOR VALUES FROM (60) TO (70)');
+is($st, '55000', 'ATTACH of a table guarded itself: 55000');
+like($err, qr/cannot attach guarded table "events_5" as a partition of guarded table "events"/, '... naming both tables');
+like($err, qr/HINT:  Remove the table's own guard with bloom_unguard\(\) first/, '... with a hint');
+$node->safe_psql('postgres', q{
+SELECT bloom_unguard('events_5', 'event_id');
+ALTER TABLE events ATTACH PARTITION events_5 FOR VALUES FROM (60) TO (70)});
+wait_ready($node, 'postgres', $name, 'unguarded, then attached');
+is(has_filter('events_5'), '1', 'unguarded, then attached: the partition has a filter of the parent\'s guard');
+no_false_negatives($node, 'postgres', $name, 'SELECT event_id FROM events', 'unguarded, then attached');
+
+# ------------------------------------ 8. a partition without a filter ----
+# as many slots as partitions: a new one gets none, and the view says so
+my $nleaves = $node->safe_psql('postgres',
+	"SELECT count(*) FROM pg_partition_tree('events') WHERE isleaf");
+$node->append_conf('postgresql.conf', "bloomfilter.max_shared_filters = $nleaves\n");
+$node->restart;
+wait_ready($node, 'postgres', $name, "restarted with $nleaves slots");
+my ($wst, $werr) = sqlstate($node, 'postgres',
+	"CREATE TABLE events_6 PARTITION OF events FOR VALUES FROM (70) TO (80); "
+	  . "INSERT INTO events VALUES (8000001, 75, 'no slot')");
+like($werr, qr/WARNING:  53400: partition "events_6" of the table guarded by shared bloom filter "public\.events\.event_id" gets no filter/,
+	'a partition beyond the slots: a WARNING');
+is($node->safe_psql('postgres', "SELECT state || ' ' || partitions FROM bloom_shared_filters WHERE name = '$name'"),
+	"incomplete $nleaves", 'the view says the guard is incomplete');
+no_false_negatives($node, 'postgres', $name, 'SELECT event_id FROM events', 'a partition without a filter');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM events WHERE event_id = 8000001'), '1',
+	'a partition without a filter: its row is found');
+$node->safe_psql('postgres', 'DROP TABLE events_6');
+is(state_of($node, 'postgres', $name), 'ready', 'without that partition: ready again');
 
 $node->stop;
 done_testing();
