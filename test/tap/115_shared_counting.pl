@@ -261,30 +261,7 @@ is($node->safe_psql('postgres',
 no_false_negatives($node, 'postgres', $T, $rows, 'after pgbench');
 
 # ------------------------- 7b. a partitioned table: rows moving between partitions ----
-# (an UPDATE of the partition key is a DELETE from one partition and an
-# INSERT into the other: their AFTER triggers remove and add the key)
-my $P = 'public.p.k';
-$node->safe_psql('postgres', q{
-	CREATE TABLE p (region int, k int) PARTITION BY LIST (region);
-	CREATE TABLE p1 PARTITION OF p FOR VALUES IN (1);
-	CREATE TABLE p2 PARTITION OF p FOR VALUES IN (2);
-	INSERT INTO p SELECT 1, i FROM generate_series(1, 1000) i;
-});
-$node->safe_psql('postgres', "SELECT bloom_guard('p', 'k', 0.01, 2000, layout => 'counting')");
-wait_ready($node, 'postgres', $P, 'partitioned');
-$node->safe_psql('postgres', 'UPDATE p SET region = 2 WHERE k <= 500');
-ok(poll_for($node, 'postgres',
-	"SELECT keys_removed || '|' || removals_pending FROM bloom_shared_filters WHERE name = '$P'", '500|0', 60),
-	'partitioned: each row moved to another partition removed its key once (and added it again)');
-no_false_negatives($node, 'postgres', $P, 'SELECT k FROM p', 'partitioned, rows moved');
-$node->safe_psql('postgres', 'DELETE FROM p WHERE region = 2');
-ok(poll_for($node, 'postgres',
-	"SELECT keys_removed || '|' || removals_pending FROM bloom_shared_filters WHERE name = '$P'", '1000|0', 60),
-	'partitioned: deletes in a partition remove their keys');
-cmp_ok($node->safe_psql('postgres',
-	"SELECT count(*) FROM generate_series(1, 500) g WHERE bloom_shared_contains('$P', g)"), '<=', 15,
-	'partitioned: the deleted keys answer "no"');
-no_false_negatives($node, 'postgres', $P, 'SELECT k FROM p', 'partitioned, rows deleted');
+partition_moves_follow($node, 'counting', 15);
 
 # ------------------------- 7c. a second guard trigger ----
 # Every trigger calling bloom_shared_trigger(name) queues a removal per

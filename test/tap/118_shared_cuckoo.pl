@@ -294,28 +294,7 @@ wait_ready($node, 'postgres', $G, 'rebuilt by itself after the rollbacks', 120);
 no_false_negatives($node, 'postgres', $G, 'SELECT k FROM g', 'rebuilt after the rollbacks');
 
 # ------------------------- 6b. a partitioned table: rows moving between partitions ----
-my $P = 'public.p.k';
-$node->safe_psql('postgres', q{
-	CREATE TABLE p (region int, k int) PARTITION BY LIST (region);
-	CREATE TABLE p1 PARTITION OF p FOR VALUES IN (1);
-	CREATE TABLE p2 PARTITION OF p FOR VALUES IN (2);
-	INSERT INTO p SELECT 1, i FROM generate_series(1, 1000) i;
-});
-$node->safe_psql('postgres', "SELECT bloom_guard('p', 'k', 0.01, 2000, layout => 'cuckoo')");
-wait_ready($node, 'postgres', $P, 'partitioned');
-$node->safe_psql('postgres', 'UPDATE p SET region = 2 WHERE k <= 500');
-ok(poll_for($node, 'postgres',
-	"SELECT keys_removed || '|' || removals_pending FROM bloom_shared_filters WHERE name = '$P'", '500|0', 60),
-	'partitioned: each row moved to another partition removed its key once (and added it again)');
-no_false_negatives($node, 'postgres', $P, 'SELECT k FROM p', 'partitioned, rows moved');
-$node->safe_psql('postgres', 'DELETE FROM p WHERE region = 2');
-ok(poll_for($node, 'postgres',
-	"SELECT keys_removed || '|' || removals_pending FROM bloom_shared_filters WHERE name = '$P'", '1000|0', 60),
-	'partitioned: deletes in a partition remove their keys');
-cmp_ok($node->safe_psql('postgres',
-	"SELECT count(*) FROM generate_series(1, 500) g WHERE bloom_shared_contains('$P', g)"), '<=', 10,
-	'partitioned: the deleted keys answer "no"');
-no_false_negatives($node, 'postgres', $P, 'SELECT k FROM p', 'partitioned, rows deleted');
+my $P = partition_moves_follow($node, 'cuckoo', 10);
 # a partition's table full: the guard's row says so (the worst state)
 $node->safe_psql('postgres', "INSERT INTO p SELECT 1, 555555 FROM generate_series(1, 12)");
 is(state_of($node, 'postgres', $P), 'full', 'partitioned: a full partition makes the guard full');

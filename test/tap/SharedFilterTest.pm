@@ -15,7 +15,7 @@ our $wait_seconds = 60;
 
 our @EXPORT = qw(lit sqlstate sqlstate_of missing state_of poll_for wait_ready
   shared_node postmaster_pid crash_watch server_intact no_false_negatives
-  contains_error guard_trigger_list psql_as plant_traps);
+  contains_error guard_trigger_list psql_as plant_traps partition_moves_follow);
 
 # A SQL string literal.
 sub lit
@@ -325,6 +325,40 @@ sub plant_traps
 	  "GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA $s TO PUBLIC",
 	  "RESET ROLE";
 	$node->safe_psql($db, join(";\n", @sql) . ";\n");
+}
+
+# A guard of layout $layout (counting or cuckoo) on a new table p, list
+# partitioned by region (p1, p2), of 1000 rows in p1: an UPDATE moving 500
+# rows to p2 (a DELETE from p1, an INSERT into p2: their AFTER triggers
+# remove and add the key) removes each key once; deleting them removes them,
+# at most $max_fp of them still answer "maybe"; no key of p ever answers
+# "no".  Returns the guard's name.
+sub partition_moves_follow
+{
+	my ($node, $layout, $max_fp) = @_;
+	my $p = 'public.p.k';
+	my $removed = "SELECT keys_removed || '|' || removals_pending FROM bloom_shared_filters WHERE name = '$p'";
+
+	$node->safe_psql('postgres', q{
+		CREATE TABLE p (region int, k int) PARTITION BY LIST (region);
+		CREATE TABLE p1 PARTITION OF p FOR VALUES IN (1);
+		CREATE TABLE p2 PARTITION OF p FOR VALUES IN (2);
+		INSERT INTO p SELECT 1, i FROM generate_series(1, 1000) i;
+	});
+	$node->safe_psql('postgres', "SELECT bloom_guard('p', 'k', 0.01, 2000, layout => '$layout')");
+	wait_ready($node, 'postgres', $p, 'partitioned');
+	$node->safe_psql('postgres', 'UPDATE p SET region = 2 WHERE k <= 500');
+	ok(poll_for($node, 'postgres', $removed, '500|0', 60),
+		'partitioned: each row moved to another partition removed its key once (and added it again)');
+	no_false_negatives($node, 'postgres', $p, 'SELECT k FROM p', 'partitioned, rows moved');
+	$node->safe_psql('postgres', 'DELETE FROM p WHERE region = 2');
+	ok(poll_for($node, 'postgres', $removed, '1000|0', 60),
+		'partitioned: deletes in a partition remove their keys');
+	cmp_ok($node->safe_psql('postgres',
+		"SELECT count(*) FROM generate_series(1, 500) g WHERE bloom_shared_contains('$p', g)"), '<=', $max_fp,
+		'partitioned: the deleted keys answer "no"');
+	no_false_negatives($node, 'postgres', $p, 'SELECT k FROM p', 'partitioned, rows deleted');
+	return $p;
 }
 
 1;
