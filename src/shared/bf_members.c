@@ -119,9 +119,10 @@ left_tree_clear(void)
 }
 
 /*
- * At commit (or PREPARE: the commit may come from another session, and a
- * filter kept past a rolled-back prepared DETACH only answers "maybe"),
- * free the filters; at abort, keep them: the tables are leaves again.
+ * At commit, free the filters; at abort, keep them: the tables are leaves
+ * again.  A prepared transaction frees them at PREPARE (COMMIT PREPARED may
+ * run in another session): if it is rolled back, its partitions answer
+ * "maybe" until the next DDL on the tree or bloom_shared_rebuild.
  */
 static void
 left_tree_xact(XactEvent event, void *arg)
@@ -144,8 +145,10 @@ left_tree_xact(XactEvent event, void *arg)
 		left_tree_clear();
 }
 
-/* A subtransaction rolled back keeps its tables' filters; one committed
- * hands them to its parent. */
+/*
+ * A subtransaction rolled back keeps its tables' filters; one committed
+ * hands them to its parent.
+ */
 static void
 left_tree_subxact(SubXactEvent event, SubTransactionId mySubid,
 				  SubTransactionId parentSubid, void *arg)
@@ -219,10 +222,10 @@ bf_members_forget_at_commit(int64 defid, Oid member)
 
 /*
  * Bring the partitions' filters of a guard on a partitioned table in line
- * with its tree: free those of tables no longer in it (at commit), ask for the build of
- * the leaves without one, and forget and rebuild those in reset (tables
- * just attached: a filter they had before left the tree with them, and
- * missed their writes while they were out).
+ * with its tree: free those of tables no longer in it (at commit), ask for
+ * the build of the leaves without one, and forget and rebuild those in reset
+ * (tables just attached: a filter they had before left the tree with them,
+ * and missed their writes while they were out).
  */
 void
 bf_members_reconcile(const BfDefinition *def, List *reset)
