@@ -117,11 +117,11 @@ gate_functions(void)
 		OidIsValid(gate_part_fn) && OidIsValid(gate_part_any_fn);
 }
 
-/* Is funcid one of the gate functions of the plans being made? */
+/* Is funcid one of the installed extension's gate functions? */
 bool
 bf_planner_is_gate(Oid funcid)
 {
-	return OidIsValid(funcid) &&
+	return OidIsValid(funcid) && gate_functions() &&
 		(funcid == gate_fn || funcid == gate_any_fn ||
 		 funcid == gate_part_fn || funcid == gate_part_any_fn);
 }
