@@ -27,6 +27,7 @@ SHARED_OBJS = \
 	src/shared/bf_check.o \
 	src/shared/bf_gate.o \
 	src/shared/bf_planner.o \
+	src/shared/bf_gate_scan.o \
 	src/shared/bf_writers.o \
 	src/shared/bf_guard.o \
 	src/shared/bf_ddl.o \

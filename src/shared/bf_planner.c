@@ -117,6 +117,15 @@ gate_functions(void)
 		OidIsValid(gate_part_fn) && OidIsValid(gate_part_any_fn);
 }
 
+/* Is funcid one of the installed extension's gate functions? */
+bool
+bf_planner_is_gate(Oid funcid)
+{
+	return OidIsValid(funcid) && gate_functions() &&
+		(funcid == gate_fn || funcid == gate_any_fn ||
+		 funcid == gate_part_fn || funcid == gate_part_any_fn);
+}
+
 /*
  * The table and the tables whose guards cover it: the parents through
  * which the planner reached it, and, for a partition, its ancestors.
@@ -410,6 +419,7 @@ bf_planner_init(void)
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 	bf_writers_init();
+	bf_gate_scan_init();
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = bf_set_rel_pathlist;
 	prev_shmem_request_hook = shmem_request_hook;

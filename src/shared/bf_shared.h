@@ -214,12 +214,15 @@ typedef enum BfGateMode
 
 extern bool bf_planner_guards;
 extern void bf_planner_init(void);	/* from bf_shared_init */
+extern bool bf_planner_is_gate(Oid funcid);
+extern void bf_gate_scan_init(void);	/* bf_gate_scan.c */
 extern bool bf_gate_compares_as(Oid colbase, Oid left);
 extern BfGateMode bf_gate_key_mode(Oid coltype, Oid colcoll, Oid argtype);
 extern List *bf_gate_definitions(Oid *cfgoid);
 extern Size bf_gate_shmem_size(void);
 extern void bf_gate_shmem_init(void);
 extern void bf_writers_init(void);	/* bf_writers.c */
+extern bool bf_open_writers(void);
 extern bool bf_unfired_writes(void);
 
 /* bf_security.c: running SQL and user-reachable code safely; access */

@@ -189,6 +189,18 @@ bf_unfired_writes(void)
 	return false;
 }
 
+/*
+ * Is a writing statement of this backend open at all (even before its first
+ * row)?  A gate checked at ExecutorStart instead of at its first row
+ * (bf_gate_scan.c) defers its check while one is: the writer may process
+ * rows between the two.
+ */
+bool
+bf_open_writers(void)
+{
+	return copy_from_depth > 0 || IsLogicalWorker() || open_writers != NIL;
+}
+
 /* From bf_planner_init. */
 void
 bf_writers_init(void)

@@ -261,7 +261,137 @@ is(skipped() - $before, 0, 'bloom_shared_add: every partition\'s filter holds th
 my ($st) = sqlstate($node, 'postgres', "SELECT bloom_shared_get('$name')");
 is($st, '0A000', 'bloom_shared_get of a table guarded per partition: 0A000');
 
-# ------------------------------- 6. DETACH and DROP rolled back, re-ATTACH ----
+# ------------------------------------------------- 6. the BloomGate node ----
+# A gate on constants or external parameters is checked at ExecutorStart:
+# a partition whose filter says "no" is never initialized.  Every query is
+# compared with its result under bloomfilter.planner_guards = off.
+sub both
+{
+	my ($sql, $setup) = @_;
+	$setup //= '';
+	my $on = $node->safe_psql('postgres', "$setup; $sql");
+	my $off = $node->safe_psql('postgres',
+		"$setup; SET bloomfilter.planner_guards = off; $sql");
+	return ($on, $off);
+}
+sub same
+{
+	my ($what, $sql, $setup, $want) = @_;
+	my ($on, $off) = both($sql, $setup);
+	is($on, $off, "$what: guards on and off give the same rows");
+	is($on, $want, "$what: the expected rows") if defined $want;
+}
+
+# keys of three partitions' rows (the workload above moved some initial keys)
+$node->safe_psql('postgres',
+	"INSERT INTO events VALUES (9100400, 5, 'p'), (9100600, 15, 'p'), (9100800, 25, 'p'); ANALYZE events");
+like($node->safe_psql('postgres',
+	'EXPLAIN (COSTS OFF) SELECT * FROM events WHERE event_id = 9100400'),
+	qr/Custom Scan \(BloomGate\)\n\s+One-Time Filter: bloom_shared_gate\('\d+'::bigint, 'events_0'::regclass, 9100400\)\n\s+->  (Index|Bitmap|Seq)/,
+	'EXPLAIN: a BloomGate node holds the gate and the scan');
+my $ea = $node->safe_psql('postgres',
+	'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM events WHERE event_id = 9100400');
+my $uninit = () = $ea =~ /Scan: not initialized/g;
+my $scans = () = $ea =~ /Scan (using|on) events_/g;
+is("$uninit $scans", '5 1',
+	'EXPLAIN ANALYZE: five partitions not initialized, one scanned') or diag($ea);
+like($ea, qr/BloomGate\) \(actual rows=1(\.00)? loops=1\)/, 'EXPLAIN ANALYZE: the row comes through the gate');
+same('a present key', 'SELECT * FROM events WHERE event_id = 9100400', '', '9100400|5|p');
+same('an absent key', 'SELECT * FROM events WHERE event_id = 9999999', '', '');
+same('an IN list, projected', 'SELECT event_id * 2, day FROM events WHERE event_id IN (9100400, 9100600, -3, 9999999) ORDER BY 1');
+same('an index-only scan', 'SELECT event_id FROM events WHERE event_id = ANY (ARRAY[9100400, 601, 9999999]) ORDER BY 1',
+	'SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_indexscan = off');
+same('a sequential scan', 'SELECT * FROM events WHERE event_id = 9100600',
+	'SET enable_indexscan = off; SET enable_bitmapscan = off; SET enable_indexonlyscan = off; SET max_parallel_workers_per_gather = 0');
+
+# a generic plan and a PL/pgSQL function's cached plan, called repeatedly
+same('a generic plan', q{
+PREPARE g(int8) AS SELECT count(*) FROM events WHERE event_id = $1;
+EXECUTE g(9100400); EXECUTE g(9999999); EXECUTE g(9100600); EXECUTE g(9100400); EXECUTE g(-1); EXECUTE g(9100800)},
+	'SET plan_cache_mode = force_generic_plan');
+same('a PL/pgSQL cached plan, 300 calls',
+	'SELECT sum(eq_cached(k)), count(*) FILTER (WHERE eq_cached(k) > 0) FROM generate_series(1, 300) g, LATERAL (SELECT (44000 + g * 97 % 4000)::int8 AS k) k');
+
+# a correlated subquery: the outer value is a PARAM_EXEC, the Result stays
+my $corr = 'SELECT e.event_id, (SELECT max(x.day) FROM events x WHERE x.event_id = e.event_id + 2) FROM events_0 e WHERE e.event_id < 60 ORDER BY 1';
+my $cplan = $node->safe_psql('postgres', "EXPLAIN (COSTS OFF) $corr");
+like($cplan, qr/Result\n\s+One-Time Filter: bloom_shared_gate\([^\n]*event_id \+ 2/,
+	'correlated subquery: a Result checks the gate per outer row');
+unlike($cplan, qr/BloomGate/, 'correlated subquery: no BloomGate node');
+same('correlated subquery', $corr);
+
+# a nested loop rescans the gate node; a merge join marks and restores
+same('the inner side of a nested loop',
+	'SELECT g, e.event_id FROM generate_series(1, 3) g JOIN events e ON e.event_id IN (9100400, 9100800, 9999999) AND e.day > g * 6 ORDER BY 1, 2',
+	'SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_material = off');
+same('a merge join',
+	'SELECT a.event_id, b.day FROM events a JOIN events b USING (event_id) WHERE a.event_id IN (9100400, 9100600, 9999999) AND b.event_id IN (9100400, 9100600, 9999999) ORDER BY 1',
+	'SET enable_hashjoin = off; SET enable_nestloop = off');
+
+# SCROLL cursor, backward
+same('a SCROLL cursor fetched backward', q{
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT event_id, day FROM events WHERE event_id IN (9100400, 9100600, 9100800, 9999999) ORDER BY event_id;
+FETCH ALL c; FETCH BACKWARD ALL c; FETCH ABSOLUTE 2 c; FETCH PRIOR c;
+DECLARE u SCROLL CURSOR FOR SELECT event_id FROM events WHERE event_id = 9100600;
+FETCH NEXT u; FETCH BACKWARD 1 u; FETCH NEXT u;
+COMMIT}, '', "9100400|5\n9100600|15\n9100800|25\n9100800|25\n9100600|15\n9100400|5\n9100600|15\n9100400|5\n9100600\n9100600");
+
+# UPDATE and DELETE through the gate, rolled back
+same('UPDATE and DELETE through the gate', q{
+BEGIN;
+UPDATE events SET payload = 'g' WHERE event_id = 9100400 RETURNING event_id, payload;
+UPDATE events SET payload = 'g' WHERE event_id = 9999999 RETURNING event_id;
+DELETE FROM events WHERE event_id = 9100600 RETURNING event_id;
+DELETE FROM events WHERE event_id = -7 RETURNING event_id;
+SELECT count(*) FROM events WHERE event_id IN (9100400, 9100600) AND payload = 'p';
+ROLLBACK}, '', "9100400|g\n9100600\n0");
+same('a prepared UPDATE, generic plan', q{
+BEGIN;
+PREPARE up(int8) AS UPDATE events SET payload = 'h' WHERE event_id = $1;
+EXECUTE up(9100800); EXECUTE up(9999999);
+SELECT event_id, payload FROM events WHERE event_id IN (9100800, 9999999);
+ROLLBACK}, 'SET plan_cache_mode = force_generic_plan', '9100800|h');
+
+# rows written earlier in the transaction and by the statement itself
+same('rows of the same transaction', q{
+BEGIN;
+INSERT INTO events VALUES (8000001, 5, 'tx');
+SELECT count(*) FROM events WHERE event_id = 8000001;
+ROLLBACK}, '', '1');
+$node->safe_psql('postgres', q{
+CREATE FUNCTION seen(k int8) RETURNS bigint LANGUAGE plpgsql AS $$
+BEGIN RETURN (SELECT count(*) FROM events WHERE event_id = k); END $$});
+same('rows of the writing statement, seen by a function it calls', q{
+BEGIN;
+INSERT INTO events SELECT 8000100 + i / 2, 5, seen(8000100 + i / 2)::text FROM generate_series(0, 3) i;
+SELECT string_agg(payload, ',' ORDER BY event_id, payload) FROM events WHERE event_id >= 8000100 AND event_id < 8000200;
+ROLLBACK}, '', '0,1,0,1');
+
+# parallel plans: the leader's gate nodes over parallel-unaware scans, a
+# Result over parallel-aware ones
+my $par = q{SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
+SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
+	THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END, 'on', false)};
+like($node->safe_psql('postgres', "$par; EXPLAIN (COSTS OFF) SELECT * FROM events WHERE event_id = 9100400"),
+	qr/Gather.*BloomGate/s, 'a forced parallel plan: gate nodes under Gather');
+same('a forced parallel plan', 'SELECT * FROM events WHERE event_id IN (9100400, 9100600, 9999999) ORDER BY 1', $par);
+my $pseq = "$par; SET min_parallel_table_scan_size = 0; SET enable_indexscan = off; SET enable_bitmapscan = off; SET enable_indexonlyscan = off";
+like($node->safe_psql('postgres', "$pseq; EXPLAIN (COSTS OFF) SELECT * FROM events WHERE event_id = 9100400"),
+	qr/Result\n\s+One-Time Filter: bloom_shared_gate[^\n]*\n\s+->  Parallel Seq Scan/,
+	'a parallel-aware scan keeps its Result');
+same('a parallel sequential scan', 'SELECT * FROM events WHERE event_id IN (9100400, 9100600, 9999999) ORDER BY 1', $pseq);
+
+# JIT (where the server has it) compiles the pass-through projection
+same('JIT', 'SELECT event_id + 1, day FROM events WHERE event_id IN (9100400, 9999999)',
+	'SET jit = on; SET jit_above_cost = 0; SET jit_optimize_above_cost = 0; SET jit_inline_above_cost = 0');
+
+# the counter counts a skipped partition once per execution
+$before = skipped();
+$node->safe_psql('postgres', 'SELECT count(*) FROM events WHERE event_id = -5');
+is(skipped() - $before, 6, 'skipped scans: one per partition not initialized');
+
+# ------------------------------- 7. DETACH and DROP rolled back, re-ATTACH ----
 # A partition's filter is freed when the DETACH or DROP commits: one rolled
 # back (or rolled back to a savepoint) keeps it, and an absent key still
 # skips all 6 partitions.
@@ -290,7 +420,7 @@ $node->safe_psql('postgres', 'SELECT count(*) FROM events WHERE event_id = -6');
 is(skipped() - $before, 6, 'an absent key: every partition is skipped');
 no_false_negatives($node, 'postgres', $name, 'SELECT event_id FROM events', 'after the rolled-back DDL');
 
-# ------------------------------- 7. ATTACH of a table guarded itself ----
+# ------------------------------- 8. ATTACH of a table guarded itself ----
 $node->safe_psql('postgres', q{
 CREATE TABLE events_5 (LIKE events);
 INSERT INTO events_5 VALUES (7000001, 65, 'own');
@@ -307,7 +437,7 @@ wait_ready($node, 'postgres', $name, 'unguarded, then attached');
 is(has_filter('events_5'), '1', 'unguarded, then attached: the partition has a filter of the parent\'s guard');
 no_false_negatives($node, 'postgres', $name, 'SELECT event_id FROM events', 'unguarded, then attached');
 
-# ------------------------------------ 8. a partition without a filter ----
+# ------------------------------------ 9. a partition without a filter ----
 # as many slots as partitions: a new one gets none, and the view says so
 my $nleaves = $node->safe_psql('postgres',
 	"SELECT count(*) FROM pg_partition_tree('events') WHERE isleaf");

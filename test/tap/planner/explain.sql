@@ -33,6 +33,11 @@ EXPLAIN (COSTS OFF) SELECT * FROM users WHERE username = tag;
 EXPLAIN (COSTS OFF) SELECT * FROM users WHERE username <> 'user1';
 EXPLAIN (COSTS OFF) SELECT * FROM other WHERE k = 'user1';
 EXPLAIN (COSTS OFF) SELECT * FROM other o JOIN users u ON u.username = o.k;
+-- the BloomGate node checks a gate on constants and parameters as the
+-- query starts (121_partition_filters.pl: EXPLAIN ANALYZE); a gate on a
+-- stable expression (above) or on a correlated subquery's outer value keeps
+-- a Result, checked on its first row
+EXPLAIN (COSTS OFF) SELECT (SELECT count(*) FROM users u WHERE u.username = o.k) FROM other o;
 -- the GUC turns it off
 SET bloomfilter.planner_guards = off;
 EXPLAIN (COSTS OFF) SELECT * FROM users WHERE username = 'user1';
