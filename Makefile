@@ -54,7 +54,7 @@ OBJS = \
 
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core -I$(srcdir)/src/shared
 
-REGRESS = basics keys io send setops aggregates expanded aggregates_auto agg_state shared counting cuckoo scalable cache_kept
+REGRESS = basics keys keys_stored io send setops aggregates expanded aggregates_auto agg_state shared counting cuckoo scalable cache_kept
 REGRESS_OPTS = --load-extension=bloomfilter
 
 PG_CONFIG ?= pg_config
