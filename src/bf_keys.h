@@ -87,7 +87,8 @@ bf_key_plain_text(const BfKeyType *kt, Datum key, const char **s, size_t *len)
 
 	if (kt->basetype != TEXTOID && kt->basetype != VARCHAROID)
 		return false;
-	if (VARATT_IS_EXTENDED(v) && !VARATT_IS_SHORT(v))
+	/* in line and uncompressed only (a 1-byte header is also an external one's) */
+	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
 		return false;
 	*s = VARDATA_ANY(v);
 	*len = VARSIZE_ANY_EXHDR(v);
