@@ -68,7 +68,7 @@ typedef struct Touched
 	bool		joined;			/* it became a child (CREATE TABLE, INHERIT) */
 	bool		rows_changed;	/* keys changed otherwise than by ATTACH or
 								 * DETACH PARTITION */
-	List	   *attached;		/* tables ATTACH PARTITION put below it */
+	List	   *attached;		/* tables created below it (PARTITION OF) */
 	bool		trigger_created;	/* CREATE TRIGGER on it */
 	bool		renamed;		/* it or its schema was renamed */
 } Touched;
@@ -282,27 +282,17 @@ bf_ddl_check_attach(Node *stmt)
 /*
  * ATTACH or DETACH PARTITION: the tree gains or loses a partition, the keys
  * of the others stay.  A table guarded per partition only adds or frees the
- * filter of that partition (and those below it); the attached table is
- * recorded, since a filter it had before left the tree with it.
+ * filter of that partition (and those below it).  A table attached brings no
+ * filter of this guard with it, except one detached earlier in the same
+ * transaction, whose filter is freed only at commit: bf_members_reconcile
+ * rebuilds that one (it missed the writes made while the table was out).
  */
 static bool
-partition_subcommand(AlterTableCmd *at, Touched *what)
+partition_subcommand(AlterTableCmd *at)
 {
-	PartitionCmd *pc;
-	Oid			relid;
-
-	if (at->subtype != AT_AttachPartition && at->subtype != AT_DetachPartition &&
-		at->subtype != AT_DetachPartitionFinalize)
-		return false;
-	pc = (PartitionCmd *) at->def;
-	if (at->subtype == AT_AttachPartition && pc && IsA(pc, PartitionCmd) && pc->name)
-	{
-		relid = RangeVarGetRelid(pc->name, NoLock, true);
-		if (OidIsValid(relid))
-			what->attached = list_concat(what->attached,
-										 bf_tree_members(relid, NoLock));
-	}
-	return true;
+	return at->subtype == AT_AttachPartition ||
+		at->subtype == AT_DetachPartition ||
+		at->subtype == AT_DetachPartitionFinalize;
 }
 
 /* The tables a ddl_command_end command touched. */
@@ -337,7 +327,7 @@ commands_touched(void)
 				CollectedATSubcmd *sub = lfirst(lc);
 				AlterTableCmd *at = (AlterTableCmd *) sub->parsetree;
 
-				if (IsA(at, AlterTableCmd) && partition_subcommand(at, &what))
+				if (IsA(at, AlterTableCmd) && partition_subcommand(at))
 					keeps = false;
 				else if (!IsA(at, AlterTableCmd) ||
 						 !subcommand_keeps_keys(at->subtype, &what.triggers_changed))
@@ -502,8 +492,9 @@ check_column(const BfDefinition *def)
 
 /*
  * A guard on a partitioned table: each partition's filter follows the tree
- * (bf_members_reconcile); attached tables' filters are built afresh; a
- * change of keys or a guard not sound forgets them all, as for one filter.
+ * (bf_members_reconcile); new and re-attached tables' filters are built
+ * afresh; a change of keys or a guard not sound forgets them all, as for one
+ * filter.
  */
 static void
 review_partitions(const BfDefinition *def, bool rebuild, bool triggers_changed,
@@ -535,7 +526,7 @@ review_partitions(const BfDefinition *def, bool rebuild, bool triggers_changed,
  * trigger_dropped: the command dropped a trigger of the guarded table;
  * joined: a table became a child of the tree (CREATE TABLE, INHERIT);
  * rows_changed: keys may have changed otherwise than by ATTACH or DETACH
- * PARTITION; attached: the tables attached or created under the tree.
+ * PARTITION; attached: the tables created under the tree.
  */
 static void
 review_guard(const BfDefinition *def, bool keys_changed, bool triggers_changed,

@@ -172,11 +172,16 @@ left_tree_subxact(SubXactEvent event, SubTransactionId mySubid,
 	}
 }
 
-/* A table that is a leaf again (re-attached in the same transaction). */
-static void
+/*
+ * A table that is a leaf again: if it left the tree earlier in this
+ * transaction, its filter is no longer to be freed at commit, and the caller
+ * must rebuild it (returns true): its trigger was gone meanwhile.
+ */
+static bool
 left_tree_keep(int64 defid, Oid member)
 {
 	ListCell   *lc;
+	bool		was_left = false;
 
 	foreach(lc, left_tree)
 	{
@@ -186,8 +191,10 @@ left_tree_keep(int64 defid, Oid member)
 		{
 			left_tree = foreach_delete_current(left_tree, lc);
 			pfree(e);
+			was_left = true;
 		}
 	}
+	return was_left;
 }
 
 /*
@@ -224,8 +231,8 @@ bf_members_forget_at_commit(int64 defid, Oid member)
  * Bring the partitions' filters of a guard on a partitioned table in line
  * with its tree: free those of tables no longer in it (at commit), ask for
  * the build of the leaves without one, and forget and rebuild those in reset
- * (tables just attached: a filter they had before left the tree with them,
- * and missed their writes while they were out).
+ * and those that left the tree earlier in this transaction and are back
+ * (their filters missed the writes made while they were out).
  */
 void
 bf_members_reconcile(const BfDefinition *def, List *reset)
@@ -244,8 +251,7 @@ bf_members_reconcile(const BfDefinition *def, List *reset)
 		Oid			leaf = lfirst_oid(lc);
 		BfDefinition *m = bf_member_def(def, leaf);
 
-		left_tree_keep(def->id, leaf);
-		if (list_member_oid(reset, leaf))
+		if (left_tree_keep(def->id, leaf) || list_member_oid(reset, leaf))
 			member_request_build(m, InvalidTransactionId, true);
 		else if (!list_member_oid(slots, leaf))
 			member_request_build(m, InvalidTransactionId, false);
