@@ -462,7 +462,8 @@ SELECT res(format('3. check in a query, %s-key stored filter (%s MB), %s candida
 		   :big_ns > :big_noise_ns AND :big_ns <= 250);
 
 -- The statement 4 times in one REPEATABLE READ transaction: reads counts
--- the full reads (bloom_cache_stats).
+-- the full reads (bloom_cache_stats): at most the first statement's, none
+-- when the copy kept from the statements before is still valid.
 CREATE FUNCTION bench_repeat_rr(OUT first_ms float8, OUT again_ms float8, OUT reads bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -482,7 +483,7 @@ SELECT res('3. the same statement repeated in one REPEATABLE READ transaction',
 		   format('its first statement %s ns/row; full reads in the transaction: %s for 4 statements',
 				  sig((:rr_first_ms - :big_base_ms) * 1e6 / :n_cand), :rr_reads),
 		   ratio_text(:rr_first_ms - :big_base_ms, :rr_again_ms - :big_base_ms, '× cheaper'),
-		   'no full read again', :rr_reads = 1);
+		   'no full read again', :rr_reads <= 1);
 
 SELECT us1 AS call_us, us2 AS bare_us
 FROM bench_call_pair_us('SELECT bf @> %s::bigint FROM filters WHERE name = ''big''',
