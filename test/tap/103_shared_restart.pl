@@ -43,7 +43,7 @@ sub crash_backend
 	# fail the script with a broken pipe on PostgreSQL 18.)
 	my $ret = $node->psql('postgres', q{COPY (SELECT 1) TO PROGRAM 'kill -9 $PPID'});
 	isnt($ret, 0, "$what: kill -9 of the backend (its psql lost the connection)");
-	ok($node->poll_query_until('postgres', 'SELECT 1', '1'), "$what: the server is back after the crash");
+	ok(server_back($node), "$what: the server is back after the crash");
 	ok($node->log_contains(qr/terminated by signal 9/, $log_offset), "$what: the server log records the crash");
 }
 

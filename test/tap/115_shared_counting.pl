@@ -317,7 +317,7 @@ $n = $node->safe_psql('postgres',
 like(counters(), qr/^\d+\|$n\|0$/, "crash: $n removals wait");
 my $pid = $rr->query_safe('SELECT pg_backend_pid()');
 ok(kill('KILL', $pid), 'crash: kill -9 of a backend');
-ok($node->poll_query_until('postgres', 'SELECT 1', '1'), 'crash: the server is back');
+ok(server_back($node), 'crash: the server is back');
 eval { $rr->quit };
 eval { $w->{bg}->quit };
 wait_ready($node, 'postgres', $T, 'after the crash');

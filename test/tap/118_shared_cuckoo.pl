@@ -401,7 +401,7 @@ my $n = $node->safe_psql('postgres',
 like(counters(), qr/^\d+\|$n\|0$/, "crash: $n removals wait");
 my $pid = $rr->query_safe('SELECT pg_backend_pid()');
 ok(kill('KILL', $pid), 'crash: kill -9 of a backend');
-ok($node->poll_query_until('postgres', 'SELECT 1', '1'), 'crash: the server is back');
+ok(server_back($node), 'crash: the server is back');
 eval { $rr->quit };
 wait_ready($node, 'postgres', $T, 'after the crash');
 is(counters(), '0|0|0', 'after the crash: rebuilt, the queue is empty');

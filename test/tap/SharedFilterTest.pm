@@ -14,7 +14,7 @@ use PostgreSQL::Test::Utils;
 our $wait_seconds = 60;
 
 our @EXPORT = qw(lit sqlstate sqlstate_of missing state_of poll_for wait_ready
-  shared_node postmaster_pid crash_watch server_intact no_false_negatives
+  shared_node server_back postmaster_pid crash_watch server_intact no_false_negatives
   contains_error guard_trigger_list psql_as plant_traps partition_moves_follow);
 
 # A SQL string literal.
@@ -70,11 +70,22 @@ sub poll_for
 	my $deadline = time + $seconds;
 	while (time < $deadline)
 	{
-		my ($rc, $out) = $node->psql($db, $sql);
-		return 1 if $rc == 0 && $out eq $expected;
+		# (in eval: see server_back)
+		my ($rc, $out) = eval { $node->psql($db, $sql) };
+		return 1 if defined $rc && $rc == 0 && $out eq $expected;
 		usleep(100_000);
 	}
 	return 0;
+}
+
+# True once the server answers again after a crash reset, within the
+# default timeout.  Not poll_query_until: a psql started while the server
+# still refuses connections exits before reading the query it is given, and
+# writing the query to it then dies with EPIPE (seen on PostgreSQL 18).
+sub server_back
+{
+	my ($node) = @_;
+	return poll_for($node, 'postgres', 'SELECT 1', '1', $PostgreSQL::Test::Utils::timeout_default);
 }
 
 # Two tests: bloom_shared_wait returns true, and the view says 'ready'.
