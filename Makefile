@@ -28,6 +28,7 @@ SHARED_OBJS = \
 	src/shared/bf_gate.o \
 	src/shared/bf_planner.o \
 	src/shared/bf_gate_scan.o \
+	src/shared/bf_gate_narrow.o \
 	src/shared/bf_writers.o \
 	src/shared/bf_guard.o \
 	src/shared/bf_ddl.o \

@@ -833,6 +833,19 @@ CREATE FUNCTION bloom_shared_gate_any(definition_id bigint, partition regclass, 
 COMMENT ON FUNCTION bloom_shared_gate_any(bigint, regclass, anyarray) IS
 	'planner guard of a partition of a table guarded per partition, for column = ANY (keys): false when that partition''s shared filter certainly holds none of the keys, true ("maybe") otherwise';
 
+CREATE FUNCTION bloom_shared_gate_elements(definition_id bigint, keys anyarray) RETURNS anyarray
+	AS 'MODULE_PATHNAME', 'bloom_shared_gate_elements'
+	LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_shared_gate_elements(bigint, anyarray) IS
+	'planner guard for an index condition column = ANY (keys): the keys without those the shared filter of the definition certainly does not hold, all keys whenever it cannot be sure (added by the planner under a gate; see bloomfilter.planner_guards)';
+
+CREATE FUNCTION bloom_shared_gate_elements(definition_id bigint, partition regclass, keys anyarray)
+	RETURNS anyarray
+	AS 'MODULE_PATHNAME', 'bloom_shared_gate_elements'
+	LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_shared_gate_elements(bigint, regclass, anyarray) IS
+	'planner guard of a partition of a table guarded per partition, for an index condition column = ANY (keys): the keys without those that partition''s shared filter certainly does not hold';
+
 CREATE FUNCTION bloom_shared_skipped_scans(definition_id bigint) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'bloom_shared_skipped_scans'
 	LANGUAGE C VOLATILE STRICT PARALLEL SAFE;

@@ -50,6 +50,7 @@
 
 PG_FUNCTION_INFO_V1(bloom_shared_gate);
 PG_FUNCTION_INFO_V1(bloom_shared_gate_any);
+PG_FUNCTION_INFO_V1(bloom_shared_gate_elements);
 PG_FUNCTION_INFO_V1(bloom_shared_skipped_scans);
 
 #if PG_VERSION_NUM >= 170000
@@ -215,6 +216,21 @@ gate_def_by_id(int64 id)
 			return d;
 	}
 	return NULL;
+}
+
+/*
+ * The guarded column of a definition in relid (the guarded table or one of
+ * its partitions, whose attribute numbers may differ), or
+ * InvalidAttrNumber when the definition is gone.
+ */
+AttrNumber
+bf_gate_guarded_attnum(int64 defid, Oid relid)
+{
+	const BfDefinition *def = gate_def_by_id(defid);
+
+	if (def == NULL)
+		return InvalidAttrNumber;
+	return get_attnum(relid, NameStr(def->column_name));
 }
 
 /* ---------------------------------------------------------------------
@@ -622,4 +638,58 @@ bloom_shared_gate_any(PG_FUNCTION_ARGS)
 	}
 	count_skip(&g->ref, g->cfgoid, g->def.id);
 	PG_RETURN_BOOL(false);
+}
+
+/*
+ * bloom_shared_gate_elements(definition_id, [partition,] keys): the keys
+ * without the elements the filter certainly does not hold, in a
+ * one-dimensional array; the keys as they are whenever the gate could not
+ * answer "no" (see gate_setup).  NULL elements stay.  bf_gate_narrow.c puts
+ * it around the array of an index condition "column = ANY (keys)" under a
+ * gate, so that the index is searched for the "maybe" elements only.
+ */
+Datum
+bloom_shared_gate_elements(PG_FUNCTION_ARGS)
+{
+	ArrayType  *arr;
+	Oid			elemtype;
+	GateState  *g;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	int			kept = 0;
+	int			dims[1];
+	int			lbs[1] = {1};
+	int			keyarg;
+	Oid			member = gate_member(fcinfo, &keyarg);
+
+	if (PG_ARGISNULL(keyarg))
+		PG_RETURN_NULL();
+	arr = PG_GETARG_ARRAYTYPE_P(keyarg);
+	if (PG_ARGISNULL(0) || (keyarg == 2 && PG_ARGISNULL(1)))
+		PG_RETURN_ARRAYTYPE_P(arr);
+	elemtype = ARR_ELEMTYPE(arr);
+	g = gate_setup(fcinfo, member, elemtype);
+	if (g == NULL)
+		PG_RETURN_ARRAYTYPE_P(arr);
+	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+	deconstruct_array(arr, elemtype, typlen, typbyval, typalign, &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+	{
+		if (nulls[i] || state_maybe(g, elems[i]))
+		{
+			elems[kept] = elems[i];
+			nulls[kept] = nulls[i];
+			kept++;
+		}
+	}
+	if (kept == n)
+		PG_RETURN_ARRAYTYPE_P(arr);
+	dims[0] = kept;
+	PG_RETURN_ARRAYTYPE_P(construct_md_array(elems, nulls, kept > 0 ? 1 : 0,
+											 dims, lbs, elemtype,
+											 typlen, typbyval, typalign));
 }

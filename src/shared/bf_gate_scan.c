@@ -247,8 +247,12 @@ gate_tlist(Result *result, bool *failed)
 	return tlist;
 }
 
+/*
+ * The BloomGate for a gating Result, or NULL; narrowed: index conditions
+ * of its child were narrowed (EXPLAIN says so).
+ */
 static Plan *
-make_gate_scan(Result *result)
+make_gate_scan(Result *result, bool narrowed)
 {
 	Plan	   *child = result->plan.lefttree;
 	CustomScan *cscan;
@@ -280,50 +284,58 @@ make_gate_scan(Result *result)
 		cscan->flags |= CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
 	cscan->custom_plans = list_make1(child);
 	cscan->custom_exprs = (List *) result->resconstantqual;
+	cscan->custom_private = list_make1(makeInteger(narrowed ? 1 : 0));
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = bms_make_singleton(((Scan *) child)->scanrelid);
 	cscan->methods = &gate_scan_methods;
 	return (Plan *) cscan;
 }
 
-static Plan *replace_gates(Plan *plan);
+static Plan *replace_gates(Plan *plan, List *rtable);
 
 static void
-replace_gates_in(List *plans)
+replace_gates_in(List *plans, List *rtable)
 {
 	ListCell   *lc;
 
 	foreach(lc, plans)
-		lfirst(lc) = replace_gates(lfirst(lc));
+		lfirst(lc) = replace_gates(lfirst(lc), rtable);
 }
 
-/* The plan tree with every replaceable gating Result replaced. */
+/*
+ * The plan tree with the index conditions under gates narrowed
+ * (bf_gate_narrow.c) and every replaceable gating Result replaced.
+ */
 static Plan *
-replace_gates(Plan *plan)
+replace_gates(Plan *plan, List *rtable)
 {
 	Plan	   *gate_scan;
+	bool		narrowed;
 
 	if (plan == NULL)
 		return NULL;
-	plan->lefttree = replace_gates(plan->lefttree);
-	plan->righttree = replace_gates(plan->righttree);
+	plan->lefttree = replace_gates(plan->lefttree, rtable);
+	plan->righttree = replace_gates(plan->righttree, rtable);
 	switch (nodeTag(plan))
 	{
 		case T_Append:
-			replace_gates_in(((Append *) plan)->appendplans);
+			replace_gates_in(((Append *) plan)->appendplans, rtable);
 			break;
 		case T_MergeAppend:
-			replace_gates_in(((MergeAppend *) plan)->mergeplans);
+			replace_gates_in(((MergeAppend *) plan)->mergeplans, rtable);
 			break;
 		case T_SubqueryScan:
 			((SubqueryScan *) plan)->subplan =
-				replace_gates(((SubqueryScan *) plan)->subplan);
+				replace_gates(((SubqueryScan *) plan)->subplan, rtable);
 			break;
 		case T_CustomScan:
-			replace_gates_in(((CustomScan *) plan)->custom_plans);
+			replace_gates_in(((CustomScan *) plan)->custom_plans, rtable);
 			break;
 		case T_Result:
-			gate_scan = make_gate_scan((Result *) plan);
+			narrowed = ((Result *) plan)->resconstantqual != NULL &&
+				bf_gate_narrow((List *) ((Result *) plan)->resconstantqual,
+							   plan->lefttree, rtable);
+			gate_scan = make_gate_scan((Result *) plan, narrowed);
 			if (gate_scan != NULL)
 				return gate_scan;
 			break;
@@ -345,8 +357,8 @@ bf_planner(Query *parse, const char *query_string, int cursorOptions,
 		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
 	if (bf_planner_guards)
 	{
-		stmt->planTree = replace_gates(stmt->planTree);
-		replace_gates_in(stmt->subplans);
+		stmt->planTree = replace_gates(stmt->planTree, stmt->rtable);
+		replace_gates_in(stmt->subplans, stmt->rtable);
 	}
 	return stmt;
 }
@@ -484,6 +496,8 @@ gate_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	gate = deparse_expression((Node *) make_ands_explicit(cscan->custom_exprs),
 							  context, es->verbose, false);
 	ExplainPropertyText("One-Time Filter", gate, es);
+	if (intVal(linitial(cscan->custom_private)) != 0)
+		ExplainPropertyText("Index Keys", "narrowed to the filter's \"maybe\" keys", es);
 	if (es->analyze && g->answer == GATE_NO && !g->deferred)
 		ExplainPropertyText("Scan", "not initialized", es);
 }

@@ -63,6 +63,9 @@ static Oid	gate_fn = InvalidOid;
 static Oid	gate_any_fn = InvalidOid;
 static Oid	gate_part_fn = InvalidOid;	/* (definition, partition, key) */
 static Oid	gate_part_any_fn = InvalidOid;
+/* the narrowing of "column = ANY (keys)" (bf_gate_narrow.c), if installed */
+static Oid	elements_fn = InvalidOid;
+static Oid	elements_part_fn = InvalidOid;
 
 #if PG_VERSION_NUM >= 160000
 #define bf_make_gate_rinfo(root, clause, relids) \
@@ -101,12 +104,16 @@ gate_functions(void)
 		gate_any_fn = InvalidOid;
 		gate_part_fn = InvalidOid;
 		gate_part_any_fn = InvalidOid;
+		elements_fn = InvalidOid;
+		elements_part_fn = InvalidOid;
 		if (OidIsValid(nsp))
 		{
 			gate_fn = lookup_gate_fn(nsp, "bloom_shared_gate", ANYELEMENTOID, false);
 			gate_any_fn = lookup_gate_fn(nsp, "bloom_shared_gate_any", ANYARRAYOID, false);
 			gate_part_fn = lookup_gate_fn(nsp, "bloom_shared_gate", ANYELEMENTOID, true);
 			gate_part_any_fn = lookup_gate_fn(nsp, "bloom_shared_gate_any", ANYARRAYOID, true);
+			elements_fn = lookup_gate_fn(nsp, "bloom_shared_gate_elements", ANYARRAYOID, false);
+			elements_part_fn = lookup_gate_fn(nsp, "bloom_shared_gate_elements", ANYARRAYOID, true);
 		}
 		/* not found (CREATE EXTENSION under way): look again next time */
 		if (OidIsValid(gate_fn) && OidIsValid(gate_any_fn) &&
@@ -124,6 +131,22 @@ bf_planner_is_gate(Oid funcid)
 	return OidIsValid(funcid) && gate_functions() &&
 		(funcid == gate_fn || funcid == gate_any_fn ||
 		 funcid == gate_part_fn || funcid == gate_part_any_fn);
+}
+
+/*
+ * The function that narrows the keys of a gate_any call funcid to the
+ * "maybe" ones (same arguments), or InvalidOid.
+ */
+Oid
+bf_planner_elements_fn(Oid funcid)
+{
+	if (!OidIsValid(funcid) || !gate_functions())
+		return InvalidOid;
+	if (funcid == gate_any_fn)
+		return elements_fn;
+	if (funcid == gate_part_any_fn)
+		return elements_part_fn;
+	return InvalidOid;
 }
 
 /*
@@ -224,6 +247,16 @@ operator_agrees(Oid opno, int colside, Oid coltype, Oid colcoll, Oid valtype)
 			break;
 	}
 	return false;
+}
+
+/*
+ * Does "column opno ANY (array of elemtype)" compare as the filter's keys
+ * of the column do (the rule gates are made by)?
+ */
+bool
+bf_planner_array_clause_agrees(Oid opno, Oid coltype, Oid colcoll, Oid elemtype)
+{
+	return operator_agrees(opno, 0, coltype, colcoll, elemtype);
 }
 
 static bool

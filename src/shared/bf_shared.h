@@ -215,6 +215,12 @@ typedef enum BfGateMode
 extern bool bf_planner_guards;
 extern void bf_planner_init(void);	/* from bf_shared_init */
 extern bool bf_planner_is_gate(Oid funcid);
+extern Oid	bf_planner_elements_fn(Oid funcid);
+extern bool bf_planner_array_clause_agrees(Oid opno, Oid coltype, Oid colcoll,
+										   Oid elemtype);
+extern AttrNumber bf_gate_guarded_attnum(int64 defid, Oid relid);
+struct Plan;
+extern bool bf_gate_narrow(List *gates, struct Plan *child, List *rtable);	/* bf_gate_narrow.c */
 extern void bf_gate_scan_init(void);	/* bf_gate_scan.c */
 extern bool bf_gate_compares_as(Oid colbase, Oid left);
 extern BfGateMode bf_gate_key_mode(Oid coltype, Oid colcoll, Oid argtype);

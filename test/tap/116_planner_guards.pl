@@ -19,6 +19,8 @@
 #    "maybe".
 # 7. Restart: right after it (filters not loaded yet) and once ready.
 # 8. Hot standby: gated plans find the rows the primary committed.
+# 9. IN lists: the index is searched for the "maybe" keys only; every plan
+#    shape gives the rows it gives without guards.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -455,8 +457,94 @@ like(rows($standby, q{EXPLAIN (COSTS OFF) SELECT * FROM users WHERE username = '
 is(rows($standby, q{SELECT count(*) FROM users WHERE username = 'on-primary-after-backup'}), '1',
 	'standby: a row the primary committed later is found');
 is(rows($standby, q{SELECT count(*) FROM events WHERE event_id = -77}), '1', 'standby: partitions');
+is(rows($standby, q{SELECT count(*) FROM users WHERE username IN ('on-primary-after-backup', 'user1')}), '2',
+	'standby: an IN list finds every row (its keys are not narrowed)');
 is(rows($standby, q{SELECT coalesce(sum(skipped_scans), 0) FROM bloom_shared_filters}), '0',
 	'standby: no scan skipped');
 $standby->stop;
+
+# ------------------------------------------------- 9. IN lists narrowed ----
+# Under a gate, the index condition "column = ANY (keys)" searches the index
+# for the keys the filter may hold only (bloom_shared_gate_elements).
+my $U = q{(SELECT id FROM bloom_shared_definitions WHERE name = 'public.users.username')};
+my $absent = q{ARRAY(SELECT 'user' || (i * 997) || 'x' FROM generate_series(1, 20) i)};
+is(rows($node, qq{
+	SELECT bloom_shared_gate_elements($U, a) =
+	       ARRAY(SELECT k FROM unnest(a) k WHERE bloom_shared_contains('public.users.username', k))
+	  FROM (SELECT ARRAY['user1', 'user2'] || $absent AS a) s}), 't',
+	'bloom_shared_gate_elements keeps exactly the keys bloom_shared_contains calls "maybe"');
+is(rows($node, qq{SELECT bloom_shared_gate_elements($U, '[0:2]={user3,NULL,absent-z}'::text[])}),
+	'{user3,NULL}', 'bloom_shared_gate_elements: NULLs stay, the result is one-dimensional from 1');
+is(rows($node, qq{SET bloomfilter.planner_guards = off; SELECT bloom_shared_gate_elements($U, '{user3,absent-z}'::text[])}),
+	'{user3,absent-z}', 'bloom_shared_gate_elements with planner guards off: every key');
+like(rows($node, q{EXPLAIN (COSTS OFF) SELECT * FROM users WHERE username IN ('user1', 'absent-z')}),
+	qr/Index Keys: narrowed to the filter's "maybe" keys/, 'EXPLAIN says the index keys are narrowed');
+
+# Index searches (btree primitive scans) for 2 present and 20 absent keys,
+# guards on and off, and the rows, in one transaction.
+my $search = qq{SELECT count(*) FROM users WHERE username = ANY (ARRAY['user1', 'user2'] || $absent)};
+my @searches = split /\n/, rows($node, qq{
+	CREATE TEMP TABLE searches (step int, n bigint);
+	BEGIN;
+	INSERT INTO searches SELECT 0, pg_stat_get_xact_numscans('users_username_idx'::regclass);
+	SET LOCAL enable_seqscan = off;
+	SET LOCAL enable_bitmapscan = off;
+	$search;
+	INSERT INTO searches SELECT 1, pg_stat_get_xact_numscans('users_username_idx'::regclass);
+	SET LOCAL bloomfilter.planner_guards = off;
+	$search;
+	INSERT INTO searches SELECT 2, pg_stat_get_xact_numscans('users_username_idx'::regclass);
+	SELECT count(*) FROM unnest(ARRAY['user1', 'user2'] || $absent) k
+	 WHERE bloom_shared_contains('public.users.username', k);
+	SELECT n - lag(n) OVER (ORDER BY step) FROM searches ORDER BY step OFFSET 1;
+	COMMIT;
+});
+my ($on_rows, $off_rows, $maybe, $on, $off) = @searches;
+is("$on_rows $off_rows", '2 2', 'IN list: the same rows with guards on and off');
+cmp_ok($on, '<=', $maybe, "IN list: $on index searches for the $maybe keys the filter may hold");
+cmp_ok($on, '<', $off, "IN list: fewer index searches than without guards ($off)");
+
+# Every plan shape, compared with guards off: bitmap and index-only scans,
+# NULLs and duplicates, generic plans of arrays and of IN ($1, $2),
+# cross-type integers, partitions, a subquery's array, rows inserted earlier
+# in the transaction.
+$node->safe_psql('postgres', 'VACUUM users');
+my @same = (
+	[ 'bitmap', 'SET enable_indexscan = off', q{SELECT id FROM users WHERE username IN ('user4', 'absent-a', 'user9')} ],
+	[ 'index only', 'SET enable_bitmapscan = off', q{SELECT username FROM users WHERE username IN ('user4', 'absent-a')} ],
+	[ 'NULLs and duplicates', 'SET enable_bitmapscan = off',
+	  q{SELECT id FROM users WHERE username = ANY (ARRAY['user5', NULL, 'user5', 'absent-b'])} ],
+	[ 'generic plan of an array', 'SET plan_cache_mode = force_generic_plan; PREPARE a(text[]) AS SELECT id FROM users WHERE username = ANY ($1)',
+	  q{EXECUTE a('{user6,absent-c,user7}')} ],
+	[ 'generic plan of IN ($1, $2)', 'SET plan_cache_mode = force_generic_plan; PREPARE b(text, text) AS SELECT id FROM users WHERE username IN ($1, $2)',
+	  q{EXECUTE b('user8', 'absent-d')} ],
+	[ 'cross-type integers', 'SET enable_bitmapscan = off', q{SELECT id FROM users WHERE n IN (3::int4, 1::int4, 9::int4)} ],
+	[ 'partitions', 'SET enable_bitmapscan = off', q{SELECT event_id FROM events WHERE event_id IN (42, -42, 43, 9999999)} ],
+	[ 'a subquery\'s array', 'SET enable_bitmapscan = off',
+	  q{SELECT id FROM users WHERE username = ANY ((SELECT array_agg(k) FROM other WHERE k < 'user12') || '{absent-e}'::text[])} ],
+	[ 'inserted earlier in the transaction', q{BEGIN; INSERT INTO users (username) VALUES ('fresh-in-list'); SET LOCAL enable_bitmapscan = off},
+	  q{SELECT username FROM users WHERE username IN ('fresh-in-list', 'user10', 'absent-f')} ],
+);
+for my $c (@same)
+{
+	my ($what, $setup, $q) = @$c;
+	my $got = rows($node, qq{$setup; CREATE TEMP TABLE on_rows AS $q;
+		SET bloomfilter.planner_guards = off; CREATE TEMP TABLE off_rows AS $q;
+		SELECT (SELECT count(*) FROM on_rows) || ' ' ||
+		       (SELECT count(*) FROM (TABLE on_rows EXCEPT ALL TABLE off_rows UNION ALL
+		                              (TABLE off_rows EXCEPT ALL TABLE on_rows)) d)});
+	my ($n, $diff) = split / /, $got;
+	is($diff, '0', "$what: the same rows with guards on and off ($n rows)");
+	cmp_ok($n, '>', 0, "$what: rows found");
+}
+
+# a writing statement's own query: the row it inserted is found (its key
+# is not in the filter until the statement ends)
+is(rows($node, q{
+	CREATE FUNCTION in_count(v text) RETURNS bigint LANGUAGE sql AS
+		$f$ SELECT count(*) FROM users WHERE username IN (v, 'user11', 'absent-g') $f$;
+	SET enable_seqscan = off; SET enable_bitmapscan = off;
+	INSERT INTO users (username) VALUES ('while-writing') RETURNING in_count('while-writing')}), '2',
+	'a query run by a writing statement finds the row it wrote');
 $node->stop;
 done_testing();

@@ -1,4 +1,4 @@
--- The randomized equivalence harness (test/tap/115_planner_guards.pl):
+-- The randomized equivalence harness (test/tap/116_planner_guards.pl):
 -- templates of queries with one parameter $1, each run with planner guards
 -- on (with the value as a literal, through a generic prepared statement,
 -- through PL/pgSQL's cached plans) and compared with the same query planned

@@ -1,4 +1,4 @@
--- Where the planner adds a gate (test/tap/115_planner_guards.pl compares
+-- Where the planner adds a gate (test/tap/116_planner_guards.pl compares
 -- the output with explain.out).  Guards: users.username (1), users.n (2),
 -- users.tag (3), events.event_id (4).
 SET plan_cache_mode = force_generic_plan;
@@ -12,6 +12,9 @@ EXPLAIN (COSTS OFF) SELECT * FROM users WHERE n = 3::int4;
 EXPLAIN (COSTS OFF) SELECT * FROM users WHERE tag = 'tag1';
 EXPLAIN (COSTS OFF) SELECT * FROM users WHERE username = current_setting('application_name');
 EXPLAIN (COSTS OFF) SELECT * FROM users WHERE n IN (3, 6, 9);
+-- an index condition under a gate searches the "maybe" keys only (the
+-- Index Keys line; a Result gate narrows them too but does not say so)
+EXPLAIN (COSTS OFF) SELECT * FROM events WHERE event_id IN (42, 43) AND day < 2;
 -- a partitioned table: each partition's scan is gated
 EXPLAIN (COSTS OFF) SELECT * FROM events WHERE event_id = 42 AND day < 2;
 -- a partition queried directly: its ancestor's guard

@@ -1,4 +1,4 @@
--- Tables for the planner-guard tests (test/tap/115_planner_guards.pl).
+-- Tables for the planner-guard tests (test/tap/116_planner_guards.pl).
 CREATE TABLE users (id bigserial PRIMARY KEY, username text NOT NULL,
                     n int8, tag varchar(12));
 INSERT INTO users (username, n, tag)
