@@ -78,6 +78,7 @@
 #include "access/htup_details.h"
 #include "access/stratnum.h"
 #include "access/table.h"
+#include "access/tableam.h"
 #include "access/toast_internals.h"
 #include "access/transam.h"
 #include "access/xact.h"
@@ -111,9 +112,11 @@
 #define SLICE_COST_BYTES		(12 * 1024)
 
 /*
- * A stored value is read whole in slices of this size, straight into the
+ * A stored value is read whole in slices of this size (an interrupt is
+ * served between two), each chunk copied by the table AM straight into the
  * cache's buffer: no second full-size copy (a detoasted value and its
- * aligned copy would take twice the memory of a 1 GB filter).
+ * aligned copy would take twice the memory of a 1 GB filter), and no slice
+ * buffer either.
  */
 #define LOAD_SLICE_BYTES		(4 * 1024 * 1024)
 
@@ -601,6 +604,7 @@ read_stored(struct varlena *ptr, const struct varatt_external *toast,
 		Size		size = (Size) toast->va_rawsize;
 		Size		datalen = size - VARHDRSZ;
 		Size		done = 0;
+		Relation	toastrel;
 
 		if (size < VARHDRSZ + BF_HEADER_SIZE ||
 			datalen > BF_HEADER_SIZE + BF_MAX_PAYLOAD_BYTES ||
@@ -612,23 +616,26 @@ read_stored(struct varlena *ptr, const struct varatt_external *toast,
 							   size)));
 		raw = bf_value_buffer(cxt, size, bytes);
 		SET_VARSIZE(raw, size);
+		toastrel = table_open(toast->va_toastrelid, AccessShareLock);
 		while (done < datalen)
 		{
 			int32		len = (int32) Min((Size) LOAD_SLICE_BYTES, datalen - done);
-			struct varlena *slice;
 
 			CHECK_FOR_INTERRUPTS();
-			slice = pg_detoast_datum_slice(ptr, (int32) done, len);
-			if (VARSIZE_ANY_EXHDR(slice) != (Size) len)
-				ereport(ERROR,
-						(errcode(ERRCODE_DATA_CORRUPTED),
-						 errmsg("bloomfilter value is corrupted"),
-						 errdetail("A slice of %d bytes at offset %zu returned %zu bytes.",
-								   len, done, (size_t) VARSIZE_ANY_EXHDR(slice))));
-			memcpy(VARDATA(raw) + done, VARDATA_ANY(slice), len);
-			pfree(slice);
+
+			/*
+			 * The table AM copies the chunks' bytes to VARDATA(result) on,
+			 * counted from the slice's offset: given result this far into the
+			 * buffer, they land in place (the "header" it is given is data
+			 * read before, which it does not touch).  It checks each chunk's
+			 * number and size, as a detoast does.
+			 */
+			table_relation_fetch_toast_slice(toastrel, toast->va_valueid,
+											 (int32) datalen, (int32) done, len,
+											 (struct varlena *) ((char *) raw + done));
 			done += len;
 		}
+		table_close(toastrel, AccessShareLock);
 	}
 	MemoryContextSwitchTo(oldcxt);
 	bf_value_open(raw, v);
