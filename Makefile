@@ -29,6 +29,7 @@ SHARED_OBJS = \
 	src/shared/bf_planner.o \
 	src/shared/bf_gate_scan.o \
 	src/shared/bf_gate_narrow.o \
+	src/shared/bf_gate_append.o \
 	src/shared/bf_writers.o \
 	src/shared/bf_guard.o \
 	src/shared/bf_ddl.o \

@@ -351,6 +351,16 @@ typedef struct GateKey
 	Oid			argtype;
 } GateKey;
 
+/* A role's access to a guarded column, as of a local transaction. */
+typedef struct GateAccess
+{
+	Oid			relid;
+	AttrNumber	attnum;
+	LocalTransactionId lxid;
+	Oid			userid;
+	bool		readable;
+} GateAccess;
+
 /* What a backend resolved for a definition and a key type. */
 typedef struct GateState
 {
@@ -361,9 +371,7 @@ typedef struct GateState
 	AttrNumber	attnum;			/* in the guarded table */
 	BfKeyType	kt;				/* how keys are hashed */
 	BfFilterRef ref;
-	LocalTransactionId checked_lxid;
-	Oid			checked_user;
-	bool		readable;
+	GateAccess	access;			/* may the caller check the filter? */
 	bool		load_requested;
 } GateState;
 
@@ -389,7 +397,7 @@ state_resolve(GateState *g)
 
 	g->usable = false;
 	g->ref = BF_FILTER_REF_NONE;
-	g->checked_lxid = InvalidLocalTransactionId;
+	g->access.lxid = InvalidLocalTransactionId;
 	if (def == NULL)
 		return;
 	g->def = *def;
@@ -471,19 +479,31 @@ state_lookup(int64 defid, Oid member, Oid argtype)
 	return g;
 }
 
-/* Could the caller check the filter itself (bf_check.c's rule)? */
+/*
+ * Could the caller check the filter itself (bf_check.c's rule)?  Asked once
+ * per transaction and role; the partitions of a guard share the answer (it
+ * is about the guarded table), so the last one is kept for the next.
+ */
 static bool
 state_readable(GateState *g)
 {
+	static GateAccess last = {InvalidOid, InvalidAttrNumber,
+	InvalidLocalTransactionId, InvalidOid, false};
 	Oid			userid = GetUserId();
 
-	if (g->checked_lxid != BF_LXID || g->checked_user != userid)
+	if (g->access.lxid == BF_LXID && g->access.userid == userid)
+		return g->access.readable;
+	if (last.lxid != BF_LXID || last.userid != userid ||
+		last.relid != g->def.relid || last.attnum != g->attnum)
 	{
-		g->readable = bf_read_access(g->def.relid, g->attnum, userid) == BF_READ_OK;
-		g->checked_lxid = BF_LXID;
-		g->checked_user = userid;
+		last.readable = bf_read_access(g->def.relid, g->attnum, userid) == BF_READ_OK;
+		last.relid = g->def.relid;
+		last.attnum = g->attnum;
+		last.lxid = BF_LXID;
+		last.userid = userid;
 	}
-	return g->readable;
+	g->access = last;
+	return g->access.readable;
 }
 
 /* Is one hash of a key of this state's kind possibly in the filter? */
@@ -529,6 +549,19 @@ state_maybe(GateState *g, Datum key)
 }
 
 /*
+ * Can a gate answer "no" in this backend now?  Not while the planner guards
+ * are off, on a standby, while a statement's writes have not reached the
+ * filters, nor in a parallel worker, which does not know the leader's open
+ * writers.
+ */
+bool
+bf_gates_can_answer(void)
+{
+	return bf_planner_guards && bf_shared_available() && !RecoveryInProgress() &&
+		!IsParallelWorker() && !bf_unfired_writes();
+}
+
+/*
  * The state of a call site for a key of type argtype, or NULL when the gate
  * can only answer "maybe" there.
  */
@@ -538,9 +571,7 @@ gate_setup(FunctionCallInfo fcinfo, Oid member, Oid argtype)
 	GateSite   *site = fcinfo->flinfo->fn_extra;
 	int64		defid = PG_GETARG_INT64(0);
 
-	/* a parallel worker does not know the leader's open writers */
-	if (!bf_planner_guards || !bf_shared_available() || RecoveryInProgress() ||
-		IsParallelWorker() || bf_unfired_writes())
+	if (!bf_gates_can_answer())
 		return NULL;
 	if (site == NULL)
 	{
@@ -599,6 +630,23 @@ bloom_shared_gate(PG_FUNCTION_ARGS)
 		PG_RETURN_BOOL(true);
 	count_skip(&g->ref, g->cfgoid, g->def.id);
 	PG_RETURN_BOOL(false);
+}
+
+/*
+ * bloom_shared_gate(definition_id, partition, key) without a call site, for
+ * BloomAppend (bf_gate_append.c), which asks the filters of many partitions
+ * for one key: the caller has seen bf_gates_can_answer() and a deterministic
+ * collation (or none); key is not NULL and of type argtype.
+ */
+bool
+bf_gate_partition_maybe(int64 defid, Oid partition, Oid argtype, Datum key)
+{
+	GateState  *g = state_lookup(defid, partition, argtype);
+
+	if (!g->usable || !state_readable(g) || state_maybe(g, key))
+		return true;
+	count_skip(&g->ref, g->cfgoid, g->def.id);
+	return false;
 }
 
 /*

@@ -63,6 +63,9 @@ typedef struct GateScanState
 
 static planner_hook_type prev_planner_hook = NULL;
 
+/* set while BloomAppend initializes a gate it found "maybe" */
+static bool gate_known_maybe = false;
+
 static Node *gate_scan_create_state(CustomScan *cscan);
 static void gate_scan_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *gate_scan_exec(CustomScanState *node);
@@ -291,6 +294,60 @@ make_gate_scan(Result *result, bool narrowed)
 	return (Plan *) cscan;
 }
 
+/*
+ * The gate call of a BloomGate whose One-Time Filter is one
+ * bloom_shared_gate(definition_id, partition, key) with a constant
+ * definition and partition, else NULL (BloomAppend's children).
+ */
+FuncExpr *
+bf_gate_scan_partition_gate(Plan *plan)
+{
+	CustomScan *cscan = (CustomScan *) plan;
+	FuncExpr   *fn;
+	Const	   *defid;
+	Const	   *partition;
+
+	if (!IsA(plan, CustomScan) || cscan->methods != &gate_scan_methods ||
+		list_length(cscan->custom_exprs) != 1)
+		return NULL;
+	fn = linitial(cscan->custom_exprs);
+	if (!IsA(fn, FuncExpr) || !bf_planner_is_partition_gate(fn->funcid) ||
+		list_length(fn->args) != 3)
+		return NULL;
+	defid = linitial(fn->args);
+	partition = lsecond(fn->args);
+	if (!IsA(defid, Const) || defid->constisnull ||
+		!IsA(partition, Const) || partition->constisnull)
+		return NULL;
+	return fn;
+}
+
+/*
+ * The output of a BloomGate or a table scan as expressions over the scanned
+ * table's columns (what EXPLAIN can name), *failed for other plans.
+ */
+List *
+bf_gate_scan_output(Plan *plan, bool *failed)
+{
+	CustomScan *cscan = (CustomScan *) plan;
+	VarMap		map = {0};
+	List	   *tlist;
+
+	if (is_table_scan(plan))
+		return child_scan_tlist(plan, failed);
+	if (!IsA(plan, CustomScan) || cscan->methods != &gate_scan_methods)
+	{
+		*failed = true;
+		return NIL;
+	}
+	map.from = INDEX_VAR;
+	map.tlist = cscan->custom_scan_tlist;
+	map.allowed = ((Scan *) linitial(cscan->custom_plans))->scanrelid;
+	tlist = (List *) map_vars((Node *) plan->targetlist, &map);
+	*failed = map.failed;
+	return tlist;
+}
+
 static Plan *replace_gates(Plan *plan, List *rtable);
 
 static void
@@ -320,7 +377,7 @@ replace_gates(Plan *plan, List *rtable)
 	{
 		case T_Append:
 			replace_gates_in(((Append *) plan)->appendplans, rtable);
-			break;
+			return bf_gate_append((Append *) plan);
 		case T_MergeAppend:
 			replace_gates_in(((MergeAppend *) plan)->mergeplans, rtable);
 			break;
@@ -406,17 +463,52 @@ init_child(GateScanState *g, EState *estate, int eflags)
 										INDEX_VAR);
 }
 
+/*
+ * Is a gate checked on the first row of each (re)scan rather than when the
+ * executor starts?  EXPLAIN without ANALYZE checks nothing; an EvalPlanQual
+ * recheck and a backend with an open writing statement (bf_writers.c) must
+ * see rows written since the statement started.
+ */
+bool
+bf_gate_scan_defers(EState *estate, int eflags)
+{
+	return (eflags & EXEC_FLAG_EXPLAIN_ONLY) != 0 ||
+		estate->es_epq_active != NULL || bf_open_writers();
+}
+
+/* A BloomGate whose gate BloomAppend has just found "maybe". */
+PlanState *
+bf_gate_scan_init_maybe(Plan *plan, EState *estate, int eflags)
+{
+	PlanState  *ps;
+
+	gate_known_maybe = true;
+	PG_TRY();
+	{
+		ps = ExecInitNode(plan, estate, eflags);
+	}
+	PG_FINALLY();
+	{
+		gate_known_maybe = false;
+	}
+	PG_END_TRY();
+	return ps;
+}
+
 static void
 gate_scan_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	GateScanState *g = (GateScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	bool		known_maybe = gate_known_maybe;
 
+	gate_known_maybe = false;
 	g->gate = ExecInitQual(cscan->custom_exprs, &node->ss.ps);
 	g->answer = GATE_UNCHECKED;
-	g->deferred = (eflags & EXEC_FLAG_EXPLAIN_ONLY) != 0 ||
-		estate->es_epq_active != NULL || bf_open_writers();
-	if (!g->deferred)
+	g->deferred = bf_gate_scan_defers(estate, eflags);
+	if (known_maybe)
+		g->answer = GATE_MAYBE;
+	else if (!g->deferred)
 		g->answer = gate_says_maybe(g) ? GATE_MAYBE : GATE_NO;
 	if (g->answer != GATE_NO)
 		init_child(g, estate, eflags);
@@ -507,6 +599,7 @@ void
 bf_gate_scan_init(void)
 {
 	RegisterCustomScanMethods(&gate_scan_methods);
+	bf_gate_append_init();
 	prev_planner_hook = planner_hook;
 	planner_hook = bf_planner;
 }

@@ -133,6 +133,13 @@ bf_planner_is_gate(Oid funcid)
 		 funcid == gate_part_fn || funcid == gate_part_any_fn);
 }
 
+/* Is funcid bloom_shared_gate(definition_id, partition, key)? */
+bool
+bf_planner_is_partition_gate(Oid funcid)
+{
+	return OidIsValid(funcid) && gate_functions() && funcid == gate_part_fn;
+}
+
 /*
  * The function that narrows the keys of a gate_any call funcid to the
  * "maybe" ones (same arguments), or InvalidOid.

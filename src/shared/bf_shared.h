@@ -222,6 +222,21 @@ extern AttrNumber bf_gate_guarded_attnum(int64 defid, Oid relid);
 struct Plan;
 extern bool bf_gate_narrow(List *gates, struct Plan *child, List *rtable);	/* bf_gate_narrow.c */
 extern void bf_gate_scan_init(void);	/* bf_gate_scan.c */
+struct EState;
+struct PlanState;
+struct FuncExpr;
+struct Append;
+extern bool bf_gate_scan_defers(struct EState *estate, int eflags);
+extern struct FuncExpr *bf_gate_scan_partition_gate(struct Plan *plan);
+extern List *bf_gate_scan_output(struct Plan *plan, bool *failed);
+extern struct PlanState *bf_gate_scan_init_maybe(struct Plan *plan,
+												 struct EState *estate, int eflags);
+extern struct Plan *bf_gate_append(struct Append *append);	/* bf_gate_append.c */
+extern void bf_gate_append_init(void);
+extern bool bf_gates_can_answer(void);
+extern bool bf_gate_partition_maybe(int64 defid, Oid partition, Oid argtype,
+									Datum key);
+extern bool bf_planner_is_partition_gate(Oid funcid);
 extern bool bf_gate_compares_as(Oid colbase, Oid left);
 extern BfGateMode bf_gate_key_mode(Oid coltype, Oid colcoll, Oid argtype);
 extern List *bf_gate_definitions(Oid *cfgoid);
