@@ -467,13 +467,18 @@ init_child(GateScanState *g, EState *estate, int eflags)
  * Is a gate checked on the first row of each (re)scan rather than when the
  * executor starts?  EXPLAIN without ANALYZE checks nothing; an EvalPlanQual
  * recheck and a backend with an open writing statement (bf_writers.c) must
- * see rows written since the statement started.
+ * see rows written since the statement started.  And an instrumented plan
+ * that may run parallel workers (EXPLAIN ANALYZE, auto_explain): a worker's
+ * gate answers "maybe" and initializes its child, whose instrumentation the
+ * worker reports into the slots the leader made for the nodes it
+ * initialized, so the leader must initialize the same nodes.
  */
 bool
 bf_gate_scan_defers(EState *estate, int eflags)
 {
 	return (eflags & EXEC_FLAG_EXPLAIN_ONLY) != 0 ||
-		estate->es_epq_active != NULL || bf_open_writers();
+		estate->es_epq_active != NULL || bf_open_writers() ||
+		(estate->es_instrument != 0 && estate->es_plannedstmt->parallelModeNeeded);
 }
 
 /* A BloomGate whose gate BloomAppend has just found "maybe". */

@@ -130,11 +130,31 @@ stat_q() {
 		FROM pg_statio_user_tables WHERE relname LIKE '$like'"
 }
 
+# With one client, pgbench and its backend wait for each other at every
+# statement; on different CPUs each wait ends in an idle CPU's wake-up, and
+# runs land in two modes 2-3x apart depending on where the scheduler put
+# them.  One-client runs therefore pin pgbench and the backends the
+# postmaster forks meanwhile to the first CPU (taskset); four-client runs
+# use every CPU.
+POSTMASTER=$(head -n 1 "$BF_TMP/data/postmaster.pid")
+ALL_CPUS=$(taskset -p -c "$POSTMASTER" | sed 's/.*: //')
+pin_for() {
+	local clients=$1
+	if ((clients == 1)); then
+		taskset -p -c 0 "$POSTMASTER" >/dev/null
+		echo "taskset -c 0"
+	else
+		taskset -p -c "$ALL_CPUS" "$POSTMASTER" >/dev/null
+	fi
+}
+
 run_one() {
-	local scenario=$1 clients=$2 mode=$3 round=$4 like out before after tps tx
+	local scenario=$1 clients=$2 mode=$3 round=$4 like out before after tps tx pin
 	[[ $scenario == users ]] && like='users' || like='events%'
 	before=$(bf_psql -At -d bench -c "$(stat_q "$like")" | tail -n 1)
-	out=$(PGOPTIONS="-c bloomfilter.planner_guards=$mode" "$PG_BINDIR/pgbench" -n -M prepared \
+	pin=$(pin_for "$clients")
+	# shellcheck disable=SC2086 # $pin is a command prefix or nothing
+	out=$(PGOPTIONS="-c bloomfilter.planner_guards=$mode" $pin "$PG_BINDIR/pgbench" -n -M prepared \
 		-c "$clients" -j "$clients" -T "$SECS" -f "$W/$scenario.sql" bench 2>&1) || {
 		echo "$out"
 		bf_err "pgbench failed"
@@ -169,7 +189,7 @@ done
 
 echo
 echo "Planner guards: $USERS users, $EVENTS events in 64 partitions; pgbench -M prepared -T $SECS," \
-	"$ROUNDS round(s) per mode, alternating; 90% of keys absent; PostgreSQL $("$PG_BINDIR/postgres" -V | awk '{print $3}')," \
+	"$ROUNDS round(s) per mode, alternating, 1 client pinned with its backend to CPU 0; 90% of keys absent; PostgreSQL $("$PG_BINDIR/postgres" -V | awk '{print $3}')," \
 	"$(nproc 2>/dev/null || echo '?') CPUs, load average at start $load_start"
 bf_psql -q -d bench -v step=report -f "$SQL"
 bf_say "benchmark done in $((SECONDS - START)) s; load average at end $(bf_loadavg)"
