@@ -610,6 +610,28 @@ gate_member(FunctionCallInfo fcinfo, int *keyarg)
 	return PG_NARGS() == 3 && !PG_ARGISNULL(1) ? PG_GETARG_OID(1) : InvalidOid;
 }
 
+/* The elements of a gate's array of keys, and what building one needs. */
+typedef struct GateKeys
+{
+	Oid			elemtype;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+} GateKeys;
+
+static void
+gate_keys(ArrayType *arr, GateKeys *keys)
+{
+	keys->elemtype = ARR_ELEMTYPE(arr);
+	get_typlenbyvalalign(keys->elemtype, &keys->typlen, &keys->typbyval,
+						 &keys->typalign);
+	deconstruct_array(arr, keys->elemtype, keys->typlen, keys->typbyval,
+					  keys->typalign, &keys->elems, &keys->nulls, &keys->n);
+}
+
 /*
  * bloom_shared_gate(definition_id, [partition,] key): false when the filter
  * of the definition (of that partition, for a guard on a partitioned table)
@@ -650,6 +672,27 @@ bf_gate_partition_maybe(int64 defid, Oid partition, Oid argtype, Datum key)
 }
 
 /*
+ * bloom_shared_gate_any(definition_id, partition, keys) without a call site,
+ * as bf_gate_partition_maybe: keys are the array's elements, none NULL.
+ */
+bool
+bf_gate_partition_maybe_any(int64 defid, Oid partition, Oid elemtype,
+							const Datum *keys, int nkeys)
+{
+	GateState  *g = state_lookup(defid, partition, elemtype);
+
+	if (!g->usable || !state_readable(g))
+		return true;
+	for (int i = 0; i < nkeys; i++)
+	{
+		if (state_maybe(g, keys[i]))
+			return true;
+	}
+	count_skip(&g->ref, g->cfgoid, g->def.id);
+	return false;
+}
+
+/*
  * bloom_shared_gate_any(definition_id, [partition,] keys): false when the filter
  * certainly holds none of the keys; true otherwise, also when the array or
  * any element is NULL.
@@ -658,14 +701,8 @@ Datum
 bloom_shared_gate_any(PG_FUNCTION_ARGS)
 {
 	ArrayType  *arr;
-	Oid			elemtype;
 	GateState  *g;
-	int16		typlen;
-	bool		typbyval;
-	char		typalign;
-	Datum	   *elems;
-	bool	   *nulls;
-	int			n;
+	GateKeys	keys;
 	int			keyarg;
 	Oid			member = gate_member(fcinfo, &keyarg);
 
@@ -673,15 +710,13 @@ bloom_shared_gate_any(PG_FUNCTION_ARGS)
 		(keyarg == 2 && PG_ARGISNULL(1)))
 		PG_RETURN_BOOL(true);
 	arr = PG_GETARG_ARRAYTYPE_P(keyarg);
-	elemtype = ARR_ELEMTYPE(arr);
-	g = gate_setup(fcinfo, member, elemtype);
+	g = gate_setup(fcinfo, member, ARR_ELEMTYPE(arr));
 	if (g == NULL || array_contains_nulls(arr))
 		PG_RETURN_BOOL(true);
-	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
-	deconstruct_array(arr, elemtype, typlen, typbyval, typalign, &elems, &nulls, &n);
-	for (int i = 0; i < n; i++)
+	gate_keys(arr, &keys);
+	for (int i = 0; i < keys.n; i++)
 	{
-		if (state_maybe(g, elems[i]))
+		if (state_maybe(g, keys.elems[i]))
 			PG_RETURN_BOOL(true);
 	}
 	count_skip(&g->ref, g->cfgoid, g->def.id);
@@ -700,14 +735,8 @@ Datum
 bloom_shared_gate_elements(PG_FUNCTION_ARGS)
 {
 	ArrayType  *arr;
-	Oid			elemtype;
 	GateState  *g;
-	int16		typlen;
-	bool		typbyval;
-	char		typalign;
-	Datum	   *elems;
-	bool	   *nulls;
-	int			n;
+	GateKeys	keys;
 	int			kept = 0;
 	int			dims[1];
 	int			lbs[1] = {1};
@@ -719,25 +748,23 @@ bloom_shared_gate_elements(PG_FUNCTION_ARGS)
 	arr = PG_GETARG_ARRAYTYPE_P(keyarg);
 	if (PG_ARGISNULL(0) || (keyarg == 2 && PG_ARGISNULL(1)))
 		PG_RETURN_ARRAYTYPE_P(arr);
-	elemtype = ARR_ELEMTYPE(arr);
-	g = gate_setup(fcinfo, member, elemtype);
+	g = gate_setup(fcinfo, member, ARR_ELEMTYPE(arr));
 	if (g == NULL)
 		PG_RETURN_ARRAYTYPE_P(arr);
-	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
-	deconstruct_array(arr, elemtype, typlen, typbyval, typalign, &elems, &nulls, &n);
-	for (int i = 0; i < n; i++)
+	gate_keys(arr, &keys);
+	for (int i = 0; i < keys.n; i++)
 	{
-		if (nulls[i] || state_maybe(g, elems[i]))
+		if (keys.nulls[i] || state_maybe(g, keys.elems[i]))
 		{
-			elems[kept] = elems[i];
-			nulls[kept] = nulls[i];
+			keys.elems[kept] = keys.elems[i];
+			keys.nulls[kept] = keys.nulls[i];
 			kept++;
 		}
 	}
-	if (kept == n)
+	if (kept == keys.n)
 		PG_RETURN_ARRAYTYPE_P(arr);
 	dims[0] = kept;
-	PG_RETURN_ARRAYTYPE_P(construct_md_array(elems, nulls, kept > 0 ? 1 : 0,
-											 dims, lbs, elemtype,
-											 typlen, typbyval, typalign));
+	PG_RETURN_ARRAYTYPE_P(construct_md_array(keys.elems, keys.nulls, kept > 0 ? 1 : 0,
+											 dims, lbs, keys.elemtype, keys.typlen,
+											 keys.typbyval, keys.typalign));
 }

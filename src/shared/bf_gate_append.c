@@ -14,7 +14,8 @@
  *  - the Append runs its children one after another: not parallel-aware,
  *    no partial or asynchronous children, no run-time partition pruning;
  *  - at least two children are BloomGates whose One-Time Filter is one
- *    call bloom_shared_gate(definition_id, partition, key) with the same
+ *    call bloom_shared_gate(definition_id, partition, key) (or every one
+ *    bloom_shared_gate_any(definition_id, partition, keys)) with the same
  *    definition, key expression and collation (the key is a constant or an
  *    external parameter, known when the executor starts);
  *  - the first child's output can be named (EXPLAIN reads it through
@@ -43,6 +44,7 @@
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/array.h"
 #include "utils/lsyscache.h"
 
 #include "bf_shared.h"
@@ -81,10 +83,13 @@ static const CustomExecMethods append_exec_methods = {
 
 /*
  * custom_private: the partition each child's gate asks for (InvalidOid: the
- * child is initialized as it is), the definition_id Const, and a one-element
- * list of the gates' collation; custom_exprs: the key.
+ * child is initialized as it is), the definition_id Const, a one-element
+ * list of the gates' collation, and 1 if the gates are
+ * bloom_shared_gate_any (the key is an array of keys); custom_exprs: the
+ * key.
  */
 #define PRIVATE_PARTITIONS(cscan)	((List *) linitial((cscan)->custom_private))
+#define PRIVATE_ANY(cscan)			(intVal(lfourth((cscan)->custom_private)) != 0)
 
 /* ---------------------------------------------------------------------
  * The planner pass
@@ -106,11 +111,11 @@ runs_every_child(Append *append)
 #endif
 }
 
-/* Do two gate calls ask one definition about one key? */
+/* Do two gate calls ask one definition about one key (or array of keys)? */
 static bool
 same_question(FuncExpr *a, FuncExpr *b)
 {
-	return a->inputcollid == b->inputcollid &&
+	return a->funcid == b->funcid && a->inputcollid == b->inputcollid &&
 		equal(linitial(a->args), linitial(b->args)) &&
 		equal(lthird(a->args), lthird(b->args));
 }
@@ -163,6 +168,7 @@ bf_gate_append(Append *append)
 	int			ngates;
 	bool		failed;
 	bool		backward = true;
+	bool		any;
 	ListCell   *lc;
 
 	if (!runs_every_child(append))
@@ -204,9 +210,11 @@ bf_gate_append(Append *append)
 	cscan->flags = backward ? CUSTOMPATH_SUPPORT_BACKWARD_SCAN : 0;
 	cscan->custom_plans = append->appendplans;
 	cscan->custom_exprs = list_make1(lthird(first->args));
-	cscan->custom_private = list_make3(partitions,
+	(void) bf_planner_is_partition_gate(first->funcid, &any);
+	cscan->custom_private = list_make4(partitions,
 									   copyObject(linitial(first->args)),
-									   list_make1_oid(first->inputcollid));
+									   list_make1_oid(first->inputcollid),
+									   makeInteger(any ? 1 : 0));
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = bms_copy(append->apprelids);
 	cscan->methods = &append_scan_methods;
@@ -228,9 +236,29 @@ append_scan_create_state(CustomScan *cscan)
 	return (Node *) a;
 }
 
+/* The elements of an array of keys; false if it holds a NULL. */
+static bool
+array_keys(Datum value, Oid *elemtype, Datum **keys, int *nkeys)
+{
+	ArrayType  *arr = DatumGetArrayTypeP(value);
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	bool	   *nulls;
+
+	if (array_contains_nulls(arr))
+		return false;
+	*elemtype = ARR_ELEMTYPE(arr);
+	get_typlenbyvalalign(*elemtype, &typlen, &typbyval, &typalign);
+	deconstruct_array(arr, *elemtype, typlen, typbyval, typalign, keys, &nulls, nkeys);
+	return true;
+}
+
 /*
  * Which children may hold the key?  false for a child whose partition's
- * filter said "no"; true for every child if the gates cannot answer here.
+ * filter said "no"; true for every child if the gates cannot answer here
+ * (as bloom_shared_gate and bloom_shared_gate_any answer "maybe" for a NULL
+ * key, an array holding a NULL, a nondeterministic collation).
  */
 static bool *
 ask_filters(AppendScanState *a, CustomScan *cscan, int nplans)
@@ -241,9 +269,10 @@ ask_filters(AppendScanState *a, CustomScan *cscan, int nplans)
 	Oid			collation = linitial_oid((List *) lthird(cscan->custom_private));
 	Oid			argtype = exprType((Node *) key);
 	ExprContext *econtext = a->css.ss.ps.ps_ExprContext;
-	ExprState  *keystate;
 	Datum		value;
 	bool		isnull;
+	Datum	   *keys = NULL;
+	int			nkeys = 0;
 	ListCell   *lc;
 
 	for (int i = 0; i < nplans; i++)
@@ -251,15 +280,18 @@ ask_filters(AppendScanState *a, CustomScan *cscan, int nplans)
 	if (!bf_gates_can_answer() || !OidIsValid(argtype) ||
 		(OidIsValid(collation) && !get_collation_isdeterministic(collation)))
 		return maybe;
-	keystate = ExecInitExpr(key, &a->css.ss.ps);
-	value = ExecEvalExpr(keystate, econtext, &isnull);
-	if (isnull)
+	value = ExecEvalExpr(ExecInitExpr(key, &a->css.ss.ps), econtext, &isnull);
+	if (isnull ||
+		(PRIVATE_ANY(cscan) && !array_keys(value, &argtype, &keys, &nkeys)))
 		return maybe;
 	foreach(lc, PRIVATE_PARTITIONS(cscan))
 	{
 		Oid			partition = lfirst_oid(lc);
 
-		if (OidIsValid(partition) &&
+		if (!OidIsValid(partition))
+			continue;
+		if (PRIVATE_ANY(cscan) ?
+			!bf_gate_partition_maybe_any(defid, partition, argtype, keys, nkeys) :
 			!bf_gate_partition_maybe(defid, partition, argtype, value))
 			maybe[foreach_current_index(lc)] = false;
 	}

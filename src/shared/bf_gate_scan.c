@@ -296,7 +296,8 @@ make_gate_scan(Result *result, bool narrowed)
 
 /*
  * The gate call of a BloomGate whose One-Time Filter is one
- * bloom_shared_gate(definition_id, partition, key) with a constant
+ * bloom_shared_gate(definition_id, partition, key) or
+ * bloom_shared_gate_any(definition_id, partition, keys) with a constant
  * definition and partition, else NULL (BloomAppend's children).
  */
 FuncExpr *
@@ -306,12 +307,13 @@ bf_gate_scan_partition_gate(Plan *plan)
 	FuncExpr   *fn;
 	Const	   *defid;
 	Const	   *partition;
+	bool		any;
 
 	if (!IsA(plan, CustomScan) || cscan->methods != &gate_scan_methods ||
 		list_length(cscan->custom_exprs) != 1)
 		return NULL;
 	fn = linitial(cscan->custom_exprs);
-	if (!IsA(fn, FuncExpr) || !bf_planner_is_partition_gate(fn->funcid) ||
+	if (!IsA(fn, FuncExpr) || !bf_planner_is_partition_gate(fn->funcid, &any) ||
 		list_length(fn->args) != 3)
 		return NULL;
 	defid = linitial(fn->args);

@@ -133,11 +133,17 @@ bf_planner_is_gate(Oid funcid)
 		 funcid == gate_part_fn || funcid == gate_part_any_fn);
 }
 
-/* Is funcid bloom_shared_gate(definition_id, partition, key)? */
+/*
+ * Is funcid bloom_shared_gate(definition_id, partition, key) or (*any)
+ * bloom_shared_gate_any(definition_id, partition, keys)?
+ */
 bool
-bf_planner_is_partition_gate(Oid funcid)
+bf_planner_is_partition_gate(Oid funcid, bool *any)
 {
-	return OidIsValid(funcid) && gate_functions() && funcid == gate_part_fn;
+	if (!OidIsValid(funcid) || !gate_functions())
+		return false;
+	*any = funcid == gate_part_any_fn;
+	return funcid == gate_part_fn || funcid == gate_part_any_fn;
 }
 
 /*

@@ -236,7 +236,9 @@ extern void bf_gate_append_init(void);
 extern bool bf_gates_can_answer(void);
 extern bool bf_gate_partition_maybe(int64 defid, Oid partition, Oid argtype,
 									Datum key);
-extern bool bf_planner_is_partition_gate(Oid funcid);
+extern bool bf_gate_partition_maybe_any(int64 defid, Oid partition, Oid elemtype,
+										const Datum *keys, int nkeys);
+extern bool bf_planner_is_partition_gate(Oid funcid, bool *any);
 extern bool bf_gate_compares_as(Oid colbase, Oid left);
 extern BfGateMode bf_gate_key_mode(Oid coltype, Oid colcoll, Oid argtype);
 extern List *bf_gate_definitions(Oid *cfgoid);

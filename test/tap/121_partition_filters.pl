@@ -365,6 +365,20 @@ PREPARE n(int8) AS SELECT string_agg(day::text, ',' ORDER BY day) FROM events WH
 EXECUTE n(NULL); EXECUTE n(9100900); EXECUTE n(9999999); EXECUTE n(9100900)},
 	'SET plan_cache_mode = force_generic_plan', "\n5,15,27,41\n\n5,15,27,41");
 
+like($node->safe_psql('postgres',
+	'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM events WHERE event_id IN (9100400, 9999999)'),
+	qr/^Custom Scan \(BloomAppend\) \(actual rows=1(\.00)? loops=1\)\n\s+Partitions Skipped: 5\n/,
+	'BloomAppend over IN-list gates: five partitions skipped');
+same('BloomAppend: IN lists with NULL, empty, duplicate keys', q{
+SELECT count(*) FROM events WHERE event_id IN (NULL, 9100400);
+SELECT count(*) FROM events WHERE event_id = ANY ('{}'::int8[]);
+SELECT count(*) FROM events WHERE event_id = ANY (ARRAY[9100900, 9100900, 9999999]);
+SELECT count(*) FROM events WHERE event_id IN (9999998, 9999999)}, '', "1\n0\n4\n0");
+same('BloomAppend: a generic plan of = ANY ($1)', q{
+PREPARE a(int8[]) AS SELECT string_agg(day::text, ',' ORDER BY day) FROM events WHERE event_id = ANY ($1);
+EXECUTE a(NULL); EXECUTE a('{9100900,NULL}'); EXECUTE a('{}'); EXECUTE a('{9999999,9100400}'); EXECUTE a('{9999999}')},
+	'SET plan_cache_mode = force_generic_plan', "\n5,15,27,41\n\n5\n");
+
 # UPDATE and DELETE through the gate, rolled back
 same('UPDATE and DELETE through the gate', q{
 BEGIN;
