@@ -169,6 +169,7 @@ bf_gate_append(Append *append)
 	bool		failed;
 	bool		backward = true;
 	bool		any;
+	Index		first_relid;
 	ListCell   *lc;
 
 	if (!runs_every_child(append))
@@ -176,7 +177,7 @@ bf_gate_append(Append *append)
 	partitions = gated_partitions(append->appendplans, &first, &ngates);
 	if (ngates < 2)
 		return (Plan *) append;
-	output = bf_gate_scan_output(linitial(append->appendplans), &failed);
+	output = bf_gate_scan_output(linitial(append->appendplans), &first_relid, &failed);
 	if (failed || list_length(output) != list_length(append->plan.targetlist))
 		return (Plan *) append;
 
@@ -216,7 +217,8 @@ bf_gate_append(Append *append)
 									   list_make1_oid(first->inputcollid),
 									   makeInteger(any ? 1 : 0));
 	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_relids = bms_copy(append->apprelids);
+	/* EXPLAIN names the tables of custom_relids: the output's too */
+	cscan->custom_relids = bms_add_member(bms_copy(append->apprelids), first_relid);
 	cscan->methods = &append_scan_methods;
 	return (Plan *) cscan;
 }

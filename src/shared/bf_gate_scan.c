@@ -326,25 +326,30 @@ bf_gate_scan_partition_gate(Plan *plan)
 
 /*
  * The output of a BloomGate or a table scan as expressions over the scanned
- * table's columns (what EXPLAIN can name), *failed for other plans.
+ * table's columns (what EXPLAIN can name), *scanrelid that table's range
+ * table index; *failed for other plans.
  */
 List *
-bf_gate_scan_output(Plan *plan, bool *failed)
+bf_gate_scan_output(Plan *plan, Index *scanrelid, bool *failed)
 {
 	CustomScan *cscan = (CustomScan *) plan;
 	VarMap		map = {0};
 	List	   *tlist;
 
 	if (is_table_scan(plan))
+	{
+		*scanrelid = ((Scan *) plan)->scanrelid;
 		return child_scan_tlist(plan, failed);
+	}
 	if (!IsA(plan, CustomScan) || cscan->methods != &gate_scan_methods)
 	{
 		*failed = true;
 		return NIL;
 	}
+	*scanrelid = ((Scan *) linitial(cscan->custom_plans))->scanrelid;
 	map.from = INDEX_VAR;
 	map.tlist = cscan->custom_scan_tlist;
-	map.allowed = ((Scan *) linitial(cscan->custom_plans))->scanrelid;
+	map.allowed = *scanrelid;
 	tlist = (List *) map_vars((Node *) plan->targetlist, &map);
 	*failed = map.failed;
 	return tlist;

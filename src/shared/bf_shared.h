@@ -228,7 +228,7 @@ struct FuncExpr;
 struct Append;
 extern bool bf_gate_scan_defers(struct EState *estate, int eflags);
 extern struct FuncExpr *bf_gate_scan_partition_gate(struct Plan *plan);
-extern List *bf_gate_scan_output(struct Plan *plan, bool *failed);
+extern List *bf_gate_scan_output(struct Plan *plan, Index *scanrelid, bool *failed);
 extern struct PlanState *bf_gate_scan_init_maybe(struct Plan *plan,
 												 struct EState *estate, int eflags);
 extern struct Plan *bf_gate_append(struct Append *append);	/* bf_gate_append.c */
