@@ -97,7 +97,13 @@ static const CustomExecMethods gate_exec_methods = {
  * ---------------------------------------------------------------------
  */
 
-/* A value known at ExecutorStart: constants and external parameters. */
+/*
+ * A value known at ExecutorStart whose evaluation raises no error that the
+ * scan would not raise anyway (it is evaluated there, even when the scan
+ * never runs): constants, external parameters, relabelings and
+ * one-dimensional ARRAY[...] of them.  A multidimensional ARRAY[...] of
+ * array parameters fails when their dimensions differ.
+ */
 static bool
 known_at_start(Node *node)
 {
@@ -111,6 +117,8 @@ known_at_start(Node *node)
 	{
 		ListCell   *lc;
 
+		if (((ArrayExpr *) node)->multidims)
+			return false;
 		foreach(lc, ((ArrayExpr *) node)->elements)
 			if (!known_at_start(lfirst(lc)))
 				return false;
