@@ -84,12 +84,13 @@ static const CustomExecMethods append_exec_methods = {
 /*
  * custom_private: the partition each child's gate asks for (InvalidOid: the
  * child is initialized as it is), the definition_id Const, a one-element
- * list of the gates' collation, and 1 if the gates are
- * bloom_shared_gate_any (the key is an array of keys); custom_exprs: the
- * key.
+ * list of the gates' collation, 1 if the gates are bloom_shared_gate_any
+ * (the key is an array of keys), and 1 if parallel workers may run the node
+ * (below a Gather); custom_exprs: the key.
  */
 #define PRIVATE_PARTITIONS(cscan)	((List *) linitial((cscan)->custom_private))
 #define PRIVATE_ANY(cscan)			(intVal(lfourth((cscan)->custom_private)) != 0)
+#define PRIVATE_PARALLEL(cscan)		(intVal(list_nth((cscan)->custom_private, 4)) != 0)
 
 /* ---------------------------------------------------------------------
  * The planner pass
@@ -151,13 +152,13 @@ gated_partitions(List *children, FuncExpr **first, int *ngates)
 
 /*
  * The Append itself, or the BloomAppend that replaces it (see the head of
- * the file).  Its scan tuple is the first child's output named by its
+ * the file); parallel: parallel workers may run it (below a Gather).  Its scan tuple is the first child's output named by its
  * table's columns (as EXPLAIN names an Append's output); its targetlist
  * reads the scan tuple unchanged, so the children's slots are returned as
  * they come.
  */
 Plan *
-bf_gate_append(Append *append)
+bf_gate_append(Append *append, bool parallel)
 {
 	CustomScan *cscan;
 	FuncExpr   *first;
@@ -212,10 +213,11 @@ bf_gate_append(Append *append)
 	cscan->custom_plans = append->appendplans;
 	cscan->custom_exprs = list_make1(lthird(first->args));
 	(void) bf_planner_is_partition_gate(first->funcid, &any);
-	cscan->custom_private = list_make4(partitions,
+	cscan->custom_private = list_make5(partitions,
 									   copyObject(linitial(first->args)),
 									   list_make1_oid(first->inputcollid),
-									   makeInteger(any ? 1 : 0));
+									   makeInteger(any ? 1 : 0),
+									   makeInteger(parallel ? 1 : 0));
 	cscan->custom_scan_tlist = scan_tlist;
 	/* EXPLAIN names the tables of custom_relids: the output's too */
 	cscan->custom_relids = bms_add_member(bms_copy(append->apprelids), first_relid);
@@ -309,7 +311,7 @@ append_scan_begin(CustomScanState *node, EState *estate, int eflags)
 	bool	   *maybe = NULL;
 	ListCell   *lc;
 
-	a->checked = !bf_gate_scan_defers(estate, eflags);
+	a->checked = !bf_gate_scan_defers(estate, eflags, PRIVATE_PARALLEL(cscan));
 	if (a->checked)
 		maybe = ask_filters(a, cscan, nplans);
 	a->children = palloc(sizeof(PlanState *) * nplans);

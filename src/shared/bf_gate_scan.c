@@ -263,7 +263,7 @@ gate_tlist(Result *result, bool *failed)
  * of its child were narrowed (EXPLAIN says so).
  */
 static Plan *
-make_gate_scan(Result *result, bool narrowed)
+make_gate_scan(Result *result, bool narrowed, bool parallel)
 {
 	Plan	   *child = result->plan.lefttree;
 	CustomScan *cscan;
@@ -295,7 +295,8 @@ make_gate_scan(Result *result, bool narrowed)
 		cscan->flags |= CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
 	cscan->custom_plans = list_make1(child);
 	cscan->custom_exprs = (List *) result->resconstantqual;
-	cscan->custom_private = list_make1(makeInteger(narrowed ? 1 : 0));
+	cscan->custom_private = list_make2(makeInteger(narrowed ? 1 : 0),
+									   makeInteger(parallel ? 1 : 0));
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = bms_make_singleton(((Scan *) child)->scanrelid);
 	cscan->methods = &gate_scan_methods;
@@ -363,15 +364,15 @@ bf_gate_scan_output(Plan *plan, Index *scanrelid, bool *failed)
 	return tlist;
 }
 
-static Plan *replace_gates(Plan *plan, List *rtable);
+static Plan *replace_gates(Plan *plan, List *rtable, bool parallel);
 
 static void
-replace_gates_in(List *plans, List *rtable)
+replace_gates_in(List *plans, List *rtable, bool parallel)
 {
 	ListCell   *lc;
 
 	foreach(lc, plans)
-		lfirst(lc) = replace_gates(lfirst(lc), rtable);
+		lfirst(lc) = replace_gates(lfirst(lc), rtable, parallel);
 }
 
 /*
@@ -379,35 +380,38 @@ replace_gates_in(List *plans, List *rtable)
  * (bf_gate_narrow.c) and every replaceable gating Result replaced.
  */
 static Plan *
-replace_gates(Plan *plan, List *rtable)
+replace_gates(Plan *plan, List *rtable, bool parallel)
 {
 	Plan	   *gate_scan;
 	bool		narrowed;
 
 	if (plan == NULL)
 		return NULL;
-	plan->lefttree = replace_gates(plan->lefttree, rtable);
-	plan->righttree = replace_gates(plan->righttree, rtable);
+	/* below a Gather, parallel workers may run the plan too */
+	if (IsA(plan, Gather) || IsA(plan, GatherMerge))
+		parallel = true;
+	plan->lefttree = replace_gates(plan->lefttree, rtable, parallel);
+	plan->righttree = replace_gates(plan->righttree, rtable, parallel);
 	switch (nodeTag(plan))
 	{
 		case T_Append:
-			replace_gates_in(((Append *) plan)->appendplans, rtable);
-			return bf_gate_append((Append *) plan);
+			replace_gates_in(((Append *) plan)->appendplans, rtable, parallel);
+			return bf_gate_append((Append *) plan, parallel);
 		case T_MergeAppend:
-			replace_gates_in(((MergeAppend *) plan)->mergeplans, rtable);
+			replace_gates_in(((MergeAppend *) plan)->mergeplans, rtable, parallel);
 			break;
 		case T_SubqueryScan:
 			((SubqueryScan *) plan)->subplan =
-				replace_gates(((SubqueryScan *) plan)->subplan, rtable);
+				replace_gates(((SubqueryScan *) plan)->subplan, rtable, parallel);
 			break;
 		case T_CustomScan:
-			replace_gates_in(((CustomScan *) plan)->custom_plans, rtable);
+			replace_gates_in(((CustomScan *) plan)->custom_plans, rtable, parallel);
 			break;
 		case T_Result:
 			narrowed = ((Result *) plan)->resconstantqual != NULL &&
 				bf_gate_narrow((List *) ((Result *) plan)->resconstantqual,
 							   plan->lefttree, rtable);
-			gate_scan = make_gate_scan((Result *) plan, narrowed);
+			gate_scan = make_gate_scan((Result *) plan, narrowed, parallel);
 			if (gate_scan != NULL)
 				return gate_scan;
 			break;
@@ -429,8 +433,9 @@ bf_planner(Query *parse, const char *query_string, int cursorOptions,
 		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
 	if (bf_planner_guards)
 	{
-		stmt->planTree = replace_gates(stmt->planTree, stmt->rtable);
-		replace_gates_in(stmt->subplans, stmt->rtable);
+		stmt->planTree = replace_gates(stmt->planTree, stmt->rtable, false);
+		/* a subplan may be run below a Gather, by workers */
+		replace_gates_in(stmt->subplans, stmt->rtable, stmt->parallelModeNeeded);
 	}
 	return stmt;
 }
@@ -482,18 +487,19 @@ init_child(GateScanState *g, EState *estate, int eflags)
  * Is a gate checked on the first row of each (re)scan rather than when the
  * executor starts?  EXPLAIN without ANALYZE checks nothing; an EvalPlanQual
  * recheck and a backend with an open writing statement (bf_writers.c) must
- * see rows written since the statement started.  And an instrumented plan
- * that may run parallel workers (EXPLAIN ANALYZE, auto_explain): a worker's
- * gate answers "maybe" and initializes its child, whose instrumentation the
- * worker reports into the slots the leader made for the nodes it
- * initialized, so the leader must initialize the same nodes.
+ * see rows written since the statement started.  And a gate that parallel
+ * workers may run too (parallel: below a Gather) in an instrumented plan
+ * (EXPLAIN ANALYZE, auto_explain): a worker's gate answers "maybe" and
+ * initializes its child, whose instrumentation the worker reports into the
+ * slots the leader made for the nodes it initialized, so the leader must
+ * initialize the same nodes.
  */
 bool
-bf_gate_scan_defers(EState *estate, int eflags)
+bf_gate_scan_defers(EState *estate, int eflags, bool parallel)
 {
 	return (eflags & EXEC_FLAG_EXPLAIN_ONLY) != 0 ||
 		estate->es_epq_active != NULL || bf_open_writers() ||
-		(estate->es_instrument != 0 && estate->es_plannedstmt->parallelModeNeeded);
+		(parallel && estate->es_instrument != 0);
 }
 
 /* A BloomGate whose gate BloomAppend has just found "maybe". */
@@ -525,7 +531,8 @@ gate_scan_begin(CustomScanState *node, EState *estate, int eflags)
 	gate_known_maybe = false;
 	g->gate = ExecInitQual(cscan->custom_exprs, &node->ss.ps);
 	g->answer = GATE_UNCHECKED;
-	g->deferred = bf_gate_scan_defers(estate, eflags);
+	g->deferred = bf_gate_scan_defers(estate, eflags,
+									  intVal(lsecond(cscan->custom_private)) != 0);
 	if (known_maybe)
 		g->answer = GATE_MAYBE;
 	else if (!g->deferred)

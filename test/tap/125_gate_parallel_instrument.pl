@@ -3,7 +3,8 @@
 # BloomAppend answer "maybe" and initialize the children the leader's nodes
 # left out, so the worker reports instrumentation for plan nodes the leader
 # never built.  The statement must not fail where it succeeds with
-# bloomfilter.planner_guards off, and must return the same rows.
+# bloomfilter.planner_guards off, and must return the same rows.  Gates
+# outside the parallel part of a plan still check when the executor starts.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -64,5 +65,20 @@ foreach my $case (@cases)
 	next if $sql =~ /^EXPLAIN/;
 	is($out_on, $out_off, "$name: the same rows");
 }
+
+# Only gates that workers may run (below a Gather) defer: a BloomAppend
+# outside the parallel part of the plan (a nested loop's inner side over a
+# CTE computed by a Gather) still skips partitions under EXPLAIN ANALYZE.
+my $cte = q{WITH o AS MATERIALIZED (SELECT id FROM other WHERE id % 5000 = 7)
+SELECT o.id, e.day FROM o, LATERAL (SELECT day FROM events WHERE event_id = 33 AND day <> o.id) e ORDER BY 1};
+my $cheap_cte = q{SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0};
+my $cplan = $node->safe_psql('postgres',
+	"$cheap_cte; EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $cte");
+like($cplan, qr/Gather/, 'a Gather in the CTE');
+like($cplan, qr/Custom Scan \(BloomAppend\)[^\n]*\n\s+Partitions Skipped: 3\n/,
+	'the BloomAppend outside the parallel part skips three partitions') or diag($cplan);
+is($node->safe_psql('postgres', "$cheap_cte; $cte"),
+	$node->safe_psql('postgres', "SET bloomfilter.planner_guards = off; $cheap_cte; $cte"),
+	'the BloomAppend outside the parallel part: the same rows as with guards off');
 
 done_testing();
