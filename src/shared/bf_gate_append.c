@@ -151,11 +151,52 @@ gated_partitions(List *children, FuncExpr **first, int *ngates)
 }
 
 /*
+ * The node's scan tuple and targetlist for an Append's: the scan tuple is
+ * output, the first child's output named by its table's columns (as EXPLAIN
+ * names an Append's output); the targetlist reads it unchanged, so the
+ * children's slots are returned as they come.
+ */
+static void
+append_tlists(Append *append, List *output, List **scan_tlist, List **tlist)
+{
+	ListCell   *lc;
+
+	*scan_tlist = NIL;
+	*tlist = NIL;
+	foreach(lc, output)
+	{
+		TargetEntry *tle = lfirst(lc);
+		TargetEntry *own = list_nth(append->plan.targetlist,
+									foreach_current_index(lc));
+		Var		   *var = makeVar(INDEX_VAR, own->resno,
+								  exprType((Node *) own->expr),
+								  exprTypmod((Node *) own->expr),
+								  exprCollation((Node *) own->expr), 0);
+
+		*scan_tlist = lappend(*scan_tlist,
+							  makeTargetEntry(tle->expr, own->resno, own->resname,
+											  own->resjunk));
+		*tlist = lappend(*tlist,
+						 makeTargetEntry((Expr *) var, own->resno, own->resname,
+										 own->resjunk));
+	}
+}
+
+/* Can every child be scanned backward (as Append decides)? */
+static bool
+children_scan_backward(List *children)
+{
+	ListCell   *lc;
+
+	foreach(lc, children)
+		if (!ExecSupportsBackwardScan(lfirst(lc)))
+			return false;
+	return true;
+}
+
+/*
  * The Append itself, or the BloomAppend that replaces it (see the head of
- * the file); parallel: parallel workers may run it (below a Gather).  Its scan tuple is the first child's output named by its
- * table's columns (as EXPLAIN names an Append's output); its targetlist
- * reads the scan tuple unchanged, so the children's slots are returned as
- * they come.
+ * the file); parallel: parallel workers may run it (below a Gather).
  */
 Plan *
 bf_gate_append(Append *append, bool parallel)
@@ -164,14 +205,10 @@ bf_gate_append(Append *append, bool parallel)
 	FuncExpr   *first;
 	List	   *partitions;
 	List	   *output;
-	List	   *scan_tlist = NIL;
-	List	   *tlist = NIL;
 	int			ngates;
 	bool		failed;
-	bool		backward = true;
 	bool		any;
 	Index		first_relid;
-	ListCell   *lc;
 
 	if (!runs_every_child(append))
 		return (Plan *) append;
@@ -182,34 +219,15 @@ bf_gate_append(Append *append, bool parallel)
 	if (failed || list_length(output) != list_length(append->plan.targetlist))
 		return (Plan *) append;
 
-	foreach(lc, output)
-	{
-		TargetEntry *tle = lfirst(lc);
-		TargetEntry *own = list_nth(append->plan.targetlist,
-									foreach_current_index(lc));
-
-		scan_tlist = lappend(scan_tlist,
-							 makeTargetEntry(tle->expr, own->resno, own->resname,
-											 own->resjunk));
-		tlist = lappend(tlist,
-						makeTargetEntry((Expr *) makeVar(INDEX_VAR, own->resno,
-														 exprType((Node *) own->expr),
-														 exprTypmod((Node *) own->expr),
-														 exprCollation((Node *) own->expr),
-														 0),
-										own->resno, own->resname, own->resjunk));
-	}
-	foreach(lc, append->appendplans)
-		if (!ExecSupportsBackwardScan(lfirst(lc)))
-			backward = false;
-
 	cscan = makeNode(CustomScan);
 	/* cost, width, node id, initPlans and params as the Append's */
 	memcpy(&cscan->scan.plan, &append->plan, sizeof(Plan));
 	cscan->scan.plan.type = T_CustomScan;
-	cscan->scan.plan.targetlist = tlist;
+	append_tlists(append, output, &cscan->custom_scan_tlist,
+				  &cscan->scan.plan.targetlist);
 	cscan->scan.scanrelid = 0;
-	cscan->flags = backward ? CUSTOMPATH_SUPPORT_BACKWARD_SCAN : 0;
+	cscan->flags = children_scan_backward(append->appendplans) ?
+		CUSTOMPATH_SUPPORT_BACKWARD_SCAN : 0;
 	cscan->custom_plans = append->appendplans;
 	cscan->custom_exprs = list_make1(lthird(first->args));
 	(void) bf_planner_is_partition_gate(first->funcid, &any);
@@ -218,7 +236,6 @@ bf_gate_append(Append *append, bool parallel)
 									   list_make1_oid(first->inputcollid),
 									   makeInteger(any ? 1 : 0),
 									   makeInteger(parallel ? 1 : 0));
-	cscan->custom_scan_tlist = scan_tlist;
 	/* EXPLAIN names the tables of custom_relids: the output's too */
 	cscan->custom_relids = bms_add_member(bms_copy(append->apprelids), first_relid);
 	cscan->methods = &append_scan_methods;
