@@ -549,6 +549,22 @@ state_maybe(GateState *g, Datum key)
 }
 
 /*
+ * A gate's answer for keys of this state's type: true if the filter may hold
+ * any of them; false (a skipped scan, counted) if it certainly holds none.
+ */
+static bool
+state_answer(GateState *g, const Datum *keys, int nkeys)
+{
+	for (int i = 0; i < nkeys; i++)
+	{
+		if (state_maybe(g, keys[i]))
+			return true;
+	}
+	count_skip(&g->ref, g->cfgoid, g->def.id);
+	return false;
+}
+
+/*
  * Can a gate answer "no" in this backend now?  Not while the planner guards
  * are off, on a standby, while a statement's writes have not reached the
  * filters, nor in a parallel worker, which does not know the leader's open
@@ -610,20 +626,9 @@ gate_member(FunctionCallInfo fcinfo, int *keyarg)
 	return PG_NARGS() == 3 && !PG_ARGISNULL(1) ? PG_GETARG_OID(1) : InvalidOid;
 }
 
-/* The elements of a gate's array of keys, and what building one needs. */
-typedef struct GateKeys
-{
-	Oid			elemtype;
-	int16		typlen;
-	bool		typbyval;
-	char		typalign;
-	Datum	   *elems;
-	bool	   *nulls;
-	int			n;
-} GateKeys;
-
-static void
-gate_keys(ArrayType *arr, GateKeys *keys)
+/* The elements of a gate's array of keys (with what building one needs). */
+void
+bf_gate_keys(ArrayType *arr, BfGateKeys *keys)
 {
 	keys->elemtype = ARR_ELEMTYPE(arr);
 	get_typlenbyvalalign(keys->elemtype, &keys->typlen, &keys->typbyval,
@@ -641,6 +646,7 @@ Datum
 bloom_shared_gate(PG_FUNCTION_ARGS)
 {
 	GateState  *g;
+	Datum		key;
 	int			keyarg;
 	Oid			member = gate_member(fcinfo, &keyarg);
 
@@ -648,48 +654,29 @@ bloom_shared_gate(PG_FUNCTION_ARGS)
 		(keyarg == 2 && PG_ARGISNULL(1)))
 		PG_RETURN_BOOL(true);
 	g = gate_setup(fcinfo, member, get_fn_expr_argtype(fcinfo->flinfo, keyarg));
-	if (g == NULL || state_maybe(g, PG_GETARG_DATUM(keyarg)))
+	if (g == NULL)
 		PG_RETURN_BOOL(true);
-	count_skip(&g->ref, g->cfgoid, g->def.id);
-	PG_RETURN_BOOL(false);
+	key = PG_GETARG_DATUM(keyarg);
+	PG_RETURN_BOOL(state_answer(g, &key, 1));
 }
 
 /*
- * bloom_shared_gate(definition_id, partition, key) without a call site, for
- * BloomAppend (bf_gate_append.c), which asks the filters of many partitions
- * for one key: the caller has seen bf_gates_can_answer() and a deterministic
- * collation (or none); key is not NULL and of type argtype.
+ * bloom_shared_gate(definition_id, partition, key) or, for several keys,
+ * bloom_shared_gate_any(definition_id, partition, keys) without a call site,
+ * for BloomAppend (bf_gate_append.c), which asks the filters of many
+ * partitions about the same keys: the caller has seen bf_gates_can_answer()
+ * and a deterministic collation (or none); the keys are not NULL and of
+ * type argtype.
  */
 bool
-bf_gate_partition_maybe(int64 defid, Oid partition, Oid argtype, Datum key)
+bf_gate_partition_maybe(int64 defid, Oid partition, Oid argtype,
+						const Datum *keys, int nkeys)
 {
 	GateState  *g = state_lookup(defid, partition, argtype);
 
-	if (!g->usable || !state_readable(g) || state_maybe(g, key))
-		return true;
-	count_skip(&g->ref, g->cfgoid, g->def.id);
-	return false;
-}
-
-/*
- * bloom_shared_gate_any(definition_id, partition, keys) without a call site,
- * as bf_gate_partition_maybe: keys are the array's elements, none NULL.
- */
-bool
-bf_gate_partition_maybe_any(int64 defid, Oid partition, Oid elemtype,
-							const Datum *keys, int nkeys)
-{
-	GateState  *g = state_lookup(defid, partition, elemtype);
-
 	if (!g->usable || !state_readable(g))
 		return true;
-	for (int i = 0; i < nkeys; i++)
-	{
-		if (state_maybe(g, keys[i]))
-			return true;
-	}
-	count_skip(&g->ref, g->cfgoid, g->def.id);
-	return false;
+	return state_answer(g, keys, nkeys);
 }
 
 /*
@@ -702,7 +689,7 @@ bloom_shared_gate_any(PG_FUNCTION_ARGS)
 {
 	ArrayType  *arr;
 	GateState  *g;
-	GateKeys	keys;
+	BfGateKeys	keys;
 	int			keyarg;
 	Oid			member = gate_member(fcinfo, &keyarg);
 
@@ -713,14 +700,8 @@ bloom_shared_gate_any(PG_FUNCTION_ARGS)
 	g = gate_setup(fcinfo, member, ARR_ELEMTYPE(arr));
 	if (g == NULL || array_contains_nulls(arr))
 		PG_RETURN_BOOL(true);
-	gate_keys(arr, &keys);
-	for (int i = 0; i < keys.n; i++)
-	{
-		if (state_maybe(g, keys.elems[i]))
-			PG_RETURN_BOOL(true);
-	}
-	count_skip(&g->ref, g->cfgoid, g->def.id);
-	PG_RETURN_BOOL(false);
+	bf_gate_keys(arr, &keys);
+	PG_RETURN_BOOL(state_answer(g, keys.elems, keys.n));
 }
 
 /*
@@ -736,7 +717,7 @@ bloom_shared_gate_elements(PG_FUNCTION_ARGS)
 {
 	ArrayType  *arr;
 	GateState  *g;
-	GateKeys	keys;
+	BfGateKeys	keys;
 	int			kept = 0;
 	int			dims[1];
 	int			lbs[1] = {1};
@@ -751,7 +732,7 @@ bloom_shared_gate_elements(PG_FUNCTION_ARGS)
 	g = gate_setup(fcinfo, member, ARR_ELEMTYPE(arr));
 	if (g == NULL)
 		PG_RETURN_ARRAYTYPE_P(arr);
-	gate_keys(arr, &keys);
+	bf_gate_keys(arr, &keys);
 	for (int i = 0; i < keys.n; i++)
 	{
 		if (keys.nulls[i] || state_maybe(g, keys.elems[i]))

@@ -257,24 +257,6 @@ append_scan_create_state(CustomScan *cscan)
 	return (Node *) a;
 }
 
-/* The elements of an array of keys; false if it holds a NULL. */
-static bool
-array_keys(Datum value, Oid *elemtype, Datum **keys, int *nkeys)
-{
-	ArrayType  *arr = DatumGetArrayTypeP(value);
-	int16		typlen;
-	bool		typbyval;
-	char		typalign;
-	bool	   *nulls;
-
-	if (array_contains_nulls(arr))
-		return false;
-	*elemtype = ARR_ELEMTYPE(arr);
-	get_typlenbyvalalign(*elemtype, &typlen, &typbyval, &typalign);
-	deconstruct_array(arr, *elemtype, typlen, typbyval, typalign, keys, &nulls, nkeys);
-	return true;
-}
-
 /*
  * Which children may hold the key?  false for a child whose partition's
  * filter said "no"; true for every child if the gates cannot answer here
@@ -292,8 +274,8 @@ ask_filters(AppendScanState *a, CustomScan *cscan, int nplans)
 	ExprContext *econtext = a->css.ss.ps.ps_ExprContext;
 	Datum		value;
 	bool		isnull;
-	Datum	   *keys = NULL;
-	int			nkeys = 0;
+	Datum	   *keys = &value;
+	int			nkeys = 1;
 	ListCell   *lc;
 
 	for (int i = 0; i < nplans; i++)
@@ -302,18 +284,26 @@ ask_filters(AppendScanState *a, CustomScan *cscan, int nplans)
 		(OidIsValid(collation) && !get_collation_isdeterministic(collation)))
 		return maybe;
 	value = ExecEvalExpr(ExecInitExpr(key, &a->css.ss.ps), econtext, &isnull);
-	if (isnull ||
-		(PRIVATE_ANY(cscan) && !array_keys(value, &argtype, &keys, &nkeys)))
+	if (isnull)
 		return maybe;
+	if (PRIVATE_ANY(cscan))
+	{
+		ArrayType  *arr = DatumGetArrayTypeP(value);
+		BfGateKeys	elements;
+
+		if (array_contains_nulls(arr))
+			return maybe;
+		bf_gate_keys(arr, &elements);
+		argtype = elements.elemtype;
+		keys = elements.elems;
+		nkeys = elements.n;
+	}
 	foreach(lc, PRIVATE_PARTITIONS(cscan))
 	{
 		Oid			partition = lfirst_oid(lc);
 
-		if (!OidIsValid(partition))
-			continue;
-		if (PRIVATE_ANY(cscan) ?
-			!bf_gate_partition_maybe_any(defid, partition, argtype, keys, nkeys) :
-			!bf_gate_partition_maybe(defid, partition, argtype, value))
+		if (OidIsValid(partition) &&
+			!bf_gate_partition_maybe(defid, partition, argtype, keys, nkeys))
 			maybe[foreach_current_index(lc)] = false;
 	}
 	return maybe;

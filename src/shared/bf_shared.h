@@ -235,9 +235,21 @@ extern struct Plan *bf_gate_append(struct Append *append, bool parallel);	/* bf_
 extern void bf_gate_append_init(void);
 extern bool bf_gates_can_answer(void);
 extern bool bf_gate_partition_maybe(int64 defid, Oid partition, Oid argtype,
-									Datum key);
-extern bool bf_gate_partition_maybe_any(int64 defid, Oid partition, Oid elemtype,
-										const Datum *keys, int nkeys);
+									const Datum *keys, int nkeys);
+
+/* The elements of an array of keys, and what building one needs. */
+typedef struct BfGateKeys
+{
+	Oid			elemtype;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+} BfGateKeys;
+struct ArrayType;
+extern void bf_gate_keys(struct ArrayType *arr, BfGateKeys *keys);
 extern bool bf_planner_is_partition_gate(Oid funcid, bool *any);
 extern bool bf_gate_compares_as(Oid colbase, Oid left);
 extern BfGateMode bf_gate_key_mode(Oid coltype, Oid colcoll, Oid argtype);
