@@ -51,6 +51,7 @@ OBJS = \
 	src/bf_agg_auto.o \
 	src/bf_agg_state.o \
 	src/bf_cuckoo.o \
+	src/bf_batch_scan.o \
 	$(SHARED_OBJS) \
 	$(CORE_OBJS)
 

@@ -1024,6 +1024,28 @@ site_slice_forget(BfCallSite *site, const struct varatt_external *toast)
 	}
 }
 
+bool
+bf_call_site_peek(FunctionCallInfo fcinfo, BfCallSite *site, int argno,
+				  BfValue *v)
+{
+	Datum		d = PG_GETARG_DATUM(argno);
+	struct varlena *ptr = (struct varlena *) DatumGetPointer(d);
+	struct varatt_external toast;
+	BfCacheEntry *e;
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(ptr))
+	{
+		bf_call_site_value(fcinfo, site, argno, v);
+		return true;
+	}
+	VARATT_EXTERNAL_GET_POINTER(toast, ptr);
+	e = site_entry(site, ptr, &toast, false);
+	if (e == NULL)
+		return false;
+	*v = e->value;
+	return true;
+}
+
 void
 bf_call_site_probe(FunctionCallInfo fcinfo, BfCallSite *site, int argno,
 				   int nchecks, BfProbe *p)

@@ -171,6 +171,13 @@ extern void bf_call_site_value(FunctionCallInfo fcinfo, BfCallSite *site,
 							   int argno, BfValue *v);
 
 /*
+ * As bf_call_site_value, without reading a stored value: false if the
+ * argument is a stored value not in the cache.
+ */
+extern bool bf_call_site_peek(FunctionCallInfo fcinfo, BfCallSite *site,
+							  int argno, BfValue *v);
+
+/*
  * Open the filter in argument argno for up to nchecks checks: slicing while
  * that is the cheaper way, else as bf_call_site_value.
  */

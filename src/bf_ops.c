@@ -14,6 +14,7 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
+#include "bf_batch_scan.h"
 #include "bf_cache.h"
 #include "bf_expanded.h"
 #include "bf_keys.h"
@@ -316,6 +317,59 @@ contains_key(FunctionCallInfo fcinfo, int filter_argno, int key_argno,
 			return true;
 	}
 	return false;
+}
+
+bool
+bf_contains_fn(PGFunction fn, int *filter_argno, int *key_argno, bool *literal)
+{
+	*literal = fn == bloom_contains_literal || fn == bloom_contained_literal;
+	if (fn == bloom_contains || fn == bloom_contains_literal)
+	{
+		*filter_argno = 0;
+		*key_argno = 1;
+		return true;
+	}
+	if (fn == bloom_contained || fn == bloom_contained_literal)
+	{
+		*filter_argno = 1;
+		*key_argno = 0;
+		return true;
+	}
+	return false;
+}
+
+BfPrefetch
+bf_contains_prefetch(FunctionCallInfo fcinfo, int filter_argno, int key_argno,
+					 bool literal, const Datum *keys, const bool *isnull,
+					 int nkeys, int stride, Size *filter_bytes)
+{
+	BfCallSite *site = bf_call_site(fcinfo);
+	const BfKeyType *kt;
+	BfValue		v;
+	BfHash		hashes[BF_KEY_MAX_PROBES];
+
+	if (!bf_call_site_peek(fcinfo, site, filter_argno, &v))
+		return BF_PREFETCH_LATER;
+	if (v.hdr.family != BF_FAMILY_BLOOM || v.hdr.layout == BF_LAYOUT_COUNTING)
+		return BF_PREFETCH_NEVER;
+	if (v.hdr.key_kind == BF_KEY_NONE)
+		return BF_PREFETCH_LATER;
+	kt = key_type(fcinfo, site, key_argno, filter_argno, literal);
+	/* only where the check itself takes its usual way, raising nothing */
+	if (v.hdr.key_kind != (int) kt->kind || kt->basetype == CHAROID)
+		return BF_PREFETCH_NEVER;
+	for (int i = 0; i < nkeys; i++)
+	{
+		int			n;
+
+		if (isnull[i * stride])
+			continue;
+		n = bf_key_probe_hashes(kt, keys[i * stride], v.hdr.layout, hashes);
+		for (int h = 0; h < n; h++)
+			bf_prefetch_hash(&v.hdr, v.bits, hashes[h]);
+	}
+	*filter_bytes = (Size) bf_payload_bytes(v.hdr.nbits);
+	return BF_PREFETCH_DONE;
 }
 
 /* bloom_contains(bloomfilter, anyelement), operator @> */

@@ -12,6 +12,7 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
+#include "bf_batch_scan.h"
 #include "bf_cache.h"
 
 PG_MODULE_MAGIC;
@@ -35,6 +36,7 @@ _PG_init(void)
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 	bf_cache_init();
+	bf_batch_scan_init();
 
 	/*
 	 * The shared tier needs shared memory, GUCs and a launcher registered at

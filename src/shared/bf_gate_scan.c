@@ -43,6 +43,7 @@
 #include "parser/parsetree.h"
 #include "utils/ruleutils.h"
 
+#include "bf_batch_scan.h"
 #include "bf_shared.h"
 
 typedef enum GateAnswer
@@ -421,6 +422,21 @@ replace_gates(Plan *plan, List *rtable, bool parallel)
 	return plan;
 }
 
+/* Checks of large filters in sequential scans, batched (bf_batch_scan.c). */
+static void
+batch_checks(PlannedStmt *stmt)
+{
+	int			next_id = bf_batch_max_node_id(stmt->planTree);
+	ListCell   *lc;
+
+	foreach(lc, stmt->subplans)
+		next_id = Max(next_id, bf_batch_max_node_id(lfirst(lc)));
+	next_id++;
+	stmt->planTree = bf_batch_plan(stmt->planTree, &next_id);
+	foreach(lc, stmt->subplans)
+		lfirst(lc) = bf_batch_plan(lfirst(lc), &next_id);
+}
+
 static PlannedStmt *
 bf_planner(Query *parse, const char *query_string, int cursorOptions,
 		   ParamListInfo boundParams)
@@ -437,6 +453,8 @@ bf_planner(Query *parse, const char *query_string, int cursorOptions,
 		/* a subplan may be run below a Gather, by workers */
 		replace_gates_in(stmt->subplans, stmt->rtable, stmt->parallelModeNeeded);
 	}
+	if (bf_batch_checks)
+		batch_checks(stmt);
 	return stmt;
 }
 

@@ -1,0 +1,60 @@
+/*
+ * bf_batch_scan.h
+ *		BloomBatch: a sequential scan's check of a large filter, with the
+ *		filter's lines of a batch of rows loaded before their checks.
+ */
+#ifndef BF_BATCH_SCAN_H
+#define BF_BATCH_SCAN_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "nodes/plannodes.h"
+
+/* GUC bloomfilter.batch_checks */
+extern bool bf_batch_checks;
+
+/* Register the node's methods and the GUC (from _PG_init). */
+extern void bf_batch_scan_init(void);
+
+/*
+ * The plan tree with each sequential scan whose last condition is a check of
+ * a filter known before the scan (bf @> column, column <@ bf) split into a
+ * BloomBatch doing that check above the scan doing the rest.  *next_id: the
+ * plan node id for the next new node.
+ */
+extern Plan *bf_batch_plan(Plan *plan, int *next_id);
+
+/* The largest plan_node_id in a plan tree, -1 for none. */
+extern int	bf_batch_max_node_id(Plan *plan);
+
+/*
+ * bf_ops.c: is fn a check of one key, bloom_contains or bloom_contained
+ * (operators @> and <@)?  If so, the arguments holding the filter and the
+ * key, and whether the key is a bloom_literal (read as text).
+ */
+extern bool bf_contains_fn(PGFunction fn, int *filter_argno, int *key_argno,
+						   bool *literal);
+
+typedef enum BfPrefetch
+{
+	BF_PREFETCH_DONE,			/* the lines are on their way */
+	BF_PREFETCH_LATER,			/* not now: a stored value not read yet, or
+								 * an empty filter */
+	BF_PREFETCH_NEVER			/* not for this filter and key type */
+} BfPrefetch;
+
+/*
+ * bf_ops.c: prefetch the filter lines that checks of keys[0],
+ * keys[stride], ... (NULL ones skipped) through this call (its filter
+ * argument set) will read; *filter_bytes: the size of the filter's bits.
+ * Reads no stored value, and raises no error that the first of these
+ * checks would not.
+ */
+extern BfPrefetch bf_contains_prefetch(FunctionCallInfo fcinfo,
+									   int filter_argno, int key_argno,
+									   bool literal, const Datum *keys,
+									   const bool *isnull, int nkeys,
+									   int stride, Size *filter_bytes);
+
+#endif							/* BF_BATCH_SCAN_H */

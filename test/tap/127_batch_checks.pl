@@ -1,0 +1,194 @@
+# BloomBatch: a sequential scan's check of a large filter known before the
+# scan (bf @> column, column <@ bf) runs in a node above the scan that reads
+# a batch of rows and prefetches their filter lines first.
+#
+# 1. Where the node is planned and where not (EXPLAIN): constants, external
+#    parameters, InitPlans, both operators, text and bigint keys; not for an
+#    expression key, a filter read from the row, another qual that is
+#    volatile, or with bloomfilter.batch_checks off.
+# 2. The same rows with the node as without it, for: a large filter (the
+#    batches prefetch) and a small one (rows pass through), NULL keys and a
+#    NULL filter, projections (whole row, ctid, expressions), LIMIT, a
+#    scrollable cursor read backward, rescans (a LATERAL join over per-row
+#    filters), a parallel scan (EXPLAIN ANALYZE too), UPDATE and DELETE,
+#    PL/pgSQL variables, a stored filter kept out of the cache.
+# 3. No false negative: every key added is found through the node.
+# 4. An UPDATE through the node that waits for a row another session
+#    updates, then rechecks it (EvalPlanQual), ends as it does without it.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use IPC::Run;
+use FindBin;
+use lib $FindBin::RealBin;
+use SharedFilterTest;
+
+my $node = shared_node('main', qq{
+max_connections = 20
+jit = off
+max_worker_processes = 8
+max_parallel_workers_per_gather = 2
+});
+
+$node->safe_psql('postgres', q{
+CREATE TABLE keys (id int PRIMARY KEY, k text NOT NULL, n bigint NOT NULL);
+INSERT INTO keys SELECT i, 'key-' || i, i * 7 FROM generate_series(1, 200000) i;
+-- candidates: every 20th a key, the rest absent; some NULL keys
+CREATE TABLE cand (id int, k text, n bigint, note text);
+INSERT INTO cand
+SELECT g, CASE WHEN g % 997 = 0 THEN NULL WHEN g % 20 = 0 THEN 'key-' || (g / 20) ELSE 'nokey-' || g END,
+       CASE WHEN g % 991 = 0 THEN NULL WHEN g % 20 = 0 THEN (g / 20) * 7 ELSE -g END,
+       'note ' || g
+FROM generate_series(1, 300000) g;
+ANALYZE keys, cand;
+CREATE TABLE filters (name text PRIMARY KEY, bf bloomfilter);
+-- large (2.4 MB: batched) and small (1.2 kB: rows pass through)
+INSERT INTO filters SELECT 'big', bloom_agg(k, 2000000, 0.01) FROM keys;
+INSERT INTO filters SELECT 'bign', bloom_agg(n, 2000000, 0.01) FROM keys;
+INSERT INTO filters SELECT 'small', bloom_agg(k, 1000, 0.01) FROM keys WHERE id <= 1000;
+INSERT INTO filters VALUES ('null', NULL);
+-- per-part filters for the LATERAL join
+CREATE TABLE parts (part int PRIMARY KEY, bf bloomfilter);
+INSERT INTO parts SELECT id % 4, bloom_agg(k, 1000000, 0.01) FROM keys GROUP BY 1;
+ANALYZE filters, parts;
+CREATE FUNCTION count_with_variable() RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+	f bloomfilter;
+	n bigint;
+BEGIN
+	SELECT bf INTO f FROM filters WHERE name = 'big';
+	SELECT count(*) INTO n FROM cand WHERE f @> k;
+	RETURN n;
+END $$;
+});
+
+sub rows
+{
+	my ($sql, $batch) = @_;
+	return $node->safe_psql('postgres',
+		"SET bloomfilter.batch_checks = $batch; SET max_parallel_workers_per_gather = 0; $sql");
+}
+
+# 1. Plans
+my $big = q{(SELECT bf FROM filters WHERE name = 'big')};
+my %planned = (
+	'InitPlan filter, @>' => "SELECT count(*) FROM cand WHERE $big @> k",
+	'InitPlan filter, <@' => "SELECT count(*) FROM cand WHERE k <@ $big",
+	'bigint key' => q{SELECT count(*) FROM cand WHERE (SELECT bf FROM filters WHERE name = 'bign') @> n},
+	'other quals first' => "SELECT id FROM cand WHERE id > 10 AND note LIKE 'note%' AND $big @> k",
+);
+# a constant needs the filter's text; built from the small one
+my $small_text = $node->safe_psql('postgres', q{SELECT bf::text FROM filters WHERE name = 'small'});
+$planned{'a constant filter'} = "SELECT count(*) FROM cand WHERE '$small_text'::bloomfilter @> k";
+for my $name (sort keys %planned)
+{
+	like(rows("EXPLAIN (COSTS OFF) $planned{$name}", 'on'), qr/Custom Scan \(BloomBatch\)\n\s+Filter: [^\n]*(\@>|<\@)[^\n]*\n(.*\n)*\s+->  Seq Scan on cand/,
+		"planned: $name");
+	unlike(rows("EXPLAIN (COSTS OFF) $planned{$name}", 'off'), qr/BloomBatch/, "batch_checks off: $name");
+}
+like(rows(q{PREPARE p(bloomfilter) AS SELECT count(*) FROM cand WHERE $1 @> k;
+	SET plan_cache_mode = force_generic_plan; EXPLAIN (COSTS OFF) EXECUTE p(NULL)}, 'on'),
+	qr/BloomBatch.*\n.*Filter: \(\$1 \@> \(k\)::bloom_literal\)/, 'planned: a generic plan\'s parameter');
+my %not_planned = (
+	'an expression key' => "SELECT count(*) FROM cand WHERE $big @> lower(k)",
+	'a filter from the row' => q{SELECT count(*) FROM cand c, filters f WHERE f.name = 'big' AND f.bf @> c.k},
+	'a volatile qual' => "SELECT count(*) FROM cand WHERE random() < 2 AND $big @> k",
+);
+for my $name (sort keys %not_planned)
+{
+	unlike(rows("EXPLAIN (COSTS OFF) $not_planned{$name}", 'on'), qr/BloomBatch/, "not planned: $name");
+}
+
+# 2. The same rows, batched or not
+my %same = (
+	'large filter, count' => "SELECT count(*), sum(id) FROM cand WHERE $big @> k",
+	'large filter, <@' => "SELECT count(*), sum(id) FROM cand WHERE k <@ $big",
+	'large filter, bigint' => q{SELECT count(*), sum(id) FROM cand WHERE (SELECT bf FROM filters WHERE name = 'bign') @> n},
+	'small filter' => q{SELECT count(*), sum(id) FROM cand WHERE (SELECT bf FROM filters WHERE name = 'small') @> k},
+	'NULL filter' => q{SELECT count(*) FROM cand WHERE (SELECT bf FROM filters WHERE name = 'null') @> k},
+	'whole rows and ctid' => "SELECT c, c.ctid, length(c.note) * 2 FROM cand c WHERE id % 50 = 0 AND $big @> k ORDER BY id",
+	'LIMIT' => "SELECT id, k FROM cand WHERE $big @> k LIMIT 3",
+	'LATERAL rescans' => q{SELECT p.part, (SELECT count(*) FROM cand c WHERE p.bf @> c.k AND c.id % 4 = p.part) FROM parts p ORDER BY 1},
+	'a cursor read backward' => "BEGIN; DECLARE c SCROLL CURSOR FOR SELECT id FROM cand WHERE $big @> k;
+		FETCH FORWARD 5 FROM c; FETCH BACKWARD 3 FROM c; FETCH LAST FROM c; FETCH BACKWARD 2 FROM c; COMMIT",
+	'PL/pgSQL variable' => q{SELECT count_with_variable()},
+	'stored filter out of the cache' => "SET bloomfilter.cache_size = 0; SELECT count(*), sum(id) FROM cand WHERE $big @> k",
+);
+for my $name (sort keys %same)
+{
+	my $on = rows($same{$name}, 'on');
+	is($on, rows($same{$name}, 'off'), "same rows: $name");
+	isnt($on, '', "$name: rows");
+}
+# the cursor really went backward through the node
+like(rows(q{EXPLAIN (COSTS OFF) DECLARE c SCROLL CURSOR FOR SELECT id FROM cand WHERE '}
+	. $small_text . q{'::bloomfilter @> k}, 'on'), qr/BloomBatch/, 'a scrollable cursor keeps the node');
+
+# parallel: a Parallel Seq Scan below the node, in the workers
+my $par = "SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
+	SET max_parallel_workers_per_gather = 2;";
+my $par_plan = $node->safe_psql('postgres', "$par EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+	SELECT count(*) FROM cand WHERE $big @> k");
+like($par_plan, qr/Gather.*\n(.*\n)*.*BloomBatch.*\n(.*\n)*.*Parallel Seq Scan on cand/, 'parallel: the node above a Parallel Seq Scan');
+like($par_plan, qr/Workers Launched: [12]/, 'parallel: workers ran');
+is($node->safe_psql('postgres', "$par SELECT count(*), sum(id) FROM cand WHERE $big @> k"),
+	rows("SELECT count(*), sum(id) FROM cand WHERE $big @> k", 'off'), 'parallel: the same rows');
+
+# UPDATE and DELETE through the node
+my $update_on;
+for my $batch ('on', 'off')
+{
+	$node->safe_psql('postgres', 'DROP TABLE IF EXISTS w; CREATE TABLE w AS SELECT * FROM cand; ANALYZE w');
+	my $res = rows("UPDATE w SET note = 'hit' WHERE $big @> k RETURNING id", $batch) . '/'
+		. rows("DELETE FROM w WHERE k <@ $big AND note = 'hit' RETURNING id, note", $batch) . '/'
+		. rows('SELECT count(*), sum(id) FROM w', $batch);
+	if ($batch eq 'on')
+	{
+		like(rows("EXPLAIN (COSTS OFF) UPDATE w SET note = 'hit' WHERE $big @> k", 'on'), qr/BloomBatch/,
+			'UPDATE: planned');
+		$update_on = $res;
+	}
+	else
+	{
+		is($update_on, $res, 'UPDATE and DELETE: the same rows');
+	}
+}
+
+# 3. No false negative through the node
+is(rows("SELECT count(*) FROM keys WHERE $big @> k", 'on'), '200000', 'every text key found through the node');
+is(rows("SELECT count(*) FROM keys WHERE (SELECT bf FROM filters WHERE name = 'bign') @> n", 'on'), '200000',
+	'every bigint key found through the node');
+like(rows("EXPLAIN (COSTS OFF) SELECT count(*) FROM keys WHERE $big @> k", 'on'), qr/BloomBatch/,
+	'no false negative: through the node');
+
+# 4. EvalPlanQual: A's UPDATE waits for B's; B moves one key away and one onto
+#    the filter's keys (a row the filter holds)
+my %epq;
+for my $batch ('on', 'off')
+{
+	$node->safe_psql('postgres', 'DROP TABLE IF EXISTS e; CREATE TABLE e AS SELECT * FROM cand WHERE id <= 2000; ANALYZE e');
+	my $b = $node->background_psql('postgres');
+	$b->query_safe(q{BEGIN; UPDATE e SET k = 'moved' WHERE id = 20; UPDATE e SET k = 'key-77' WHERE id = 21; UPDATE e SET n = 1 WHERE id = 40});
+	my ($out, $err) = ('', '');
+	my $a = IPC::Run::start(
+		[ 'psql', '-X', '-A', '-t', '-q', '-d', $node->connstr('postgres'),
+		  '-c', "SET bloomfilter.batch_checks = $batch; SET application_name = 'epq_a';
+		         UPDATE e SET note = 'seen' WHERE $big @> k AND id <= 60 RETURNING id, k" ],
+		'>', \$out, '2>', \$err);
+	my $waiting = poll_for($node, 'postgres',
+		q{SELECT count(*) FROM pg_stat_activity WHERE application_name = 'epq_a' AND wait_event_type = 'Lock'},
+		'1', 30);
+	$b->query_safe('COMMIT');
+	$b->quit;
+	$a->finish;
+	ok($waiting, "EvalPlanQual, batch_checks $batch: A waited for B");
+	$epq{$batch} = "$out$err";
+}
+is($epq{on}, $epq{off}, 'EvalPlanQual: the same rows with the node as without');
+unlike($epq{on}, qr/^20\|/m, 'EvalPlanQual: the key moved away is not updated');
+like($epq{on}, qr/^40\|key-2$/m, 'EvalPlanQual: the row kept is updated');
+
+$node->stop;
+done_testing();
