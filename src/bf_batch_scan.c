@@ -22,8 +22,9 @@
  * contain volatile functions (reading ahead evaluates them for up to
  * BATCH_ROWS - 1 rows that a LIMIT would not have read).  The prefetch reads
  * no stored value and raises no error.  For a filter smaller than
- * BATCH_MIN_FILTER_BYTES (in the caches anyway), for a backward scan and in
- * an EvalPlanQual recheck, rows pass through one at a time without a copy.
+ * BATCH_MIN_FILTER_BYTES (in the caches anyway), for a backward scan (the
+ * node supports one only in a plan made for a SCROLL cursor) and in an
+ * EvalPlanQual recheck, rows pass through one at a time without a copy.
  */
 #include "postgres.h"
 
@@ -190,7 +191,7 @@ tlist_var_resno(List *tlist, Var *var)
  * scan unchanged.
  */
 static Plan *
-make_batch_scan(SeqScan *seqscan, int *next_id)
+make_batch_scan(SeqScan *seqscan, bool scroll, int *next_id)
 {
 	Plan	   *scan = (Plan *) seqscan;
 	Index		scanrelid = seqscan->scan.scanrelid;
@@ -262,7 +263,11 @@ make_batch_scan(SeqScan *seqscan, int *next_id)
 	cscan->scan.plan.lefttree = NULL;
 	cscan->scan.plan.righttree = NULL;
 	cscan->scan.scanrelid = 0;
-	cscan->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
+	/*
+	 * Backward only where the plan was asked to scroll: a cursor with
+	 * neither SCROLL nor NO SCROLL then stays forward-only, and batched.
+	 */
+	cscan->flags = scroll ? CUSTOMPATH_SUPPORT_BACKWARD_SCAN : 0;
 	cscan->custom_plans = list_make1(scan);
 	cscan->custom_exprs = NIL;
 	cscan->custom_private = list_make4(makeInteger(filter_argno),
@@ -292,41 +297,41 @@ make_batch_scan(SeqScan *seqscan, int *next_id)
 }
 
 static void
-batch_plan_list(List *plans, int *next_id)
+batch_plan_list(List *plans, bool scroll, int *next_id)
 {
 	ListCell   *lc;
 
 	foreach(lc, plans)
-		lfirst(lc) = bf_batch_plan(lfirst(lc), next_id);
+		lfirst(lc) = bf_batch_plan(lfirst(lc), scroll, next_id);
 }
 
 Plan *
-bf_batch_plan(Plan *plan, int *next_id)
+bf_batch_plan(Plan *plan, bool scroll, int *next_id)
 {
 	if (plan == NULL)
 		return NULL;
 	switch (nodeTag(plan))
 	{
 		case T_SeqScan:
-			return make_batch_scan((SeqScan *) plan, next_id);
+			return make_batch_scan((SeqScan *) plan, scroll, next_id);
 		case T_CustomScan:
 			/* the gates' children are read by the gates: left as they are */
 			return plan;
 		case T_Append:
-			batch_plan_list(((Append *) plan)->appendplans, next_id);
+			batch_plan_list(((Append *) plan)->appendplans, scroll, next_id);
 			break;
 		case T_MergeAppend:
-			batch_plan_list(((MergeAppend *) plan)->mergeplans, next_id);
+			batch_plan_list(((MergeAppend *) plan)->mergeplans, scroll, next_id);
 			break;
 		case T_SubqueryScan:
 			((SubqueryScan *) plan)->subplan =
-				bf_batch_plan(((SubqueryScan *) plan)->subplan, next_id);
+				bf_batch_plan(((SubqueryScan *) plan)->subplan, scroll, next_id);
 			break;
 		default:
 			break;
 	}
-	plan->lefttree = bf_batch_plan(plan->lefttree, next_id);
-	plan->righttree = bf_batch_plan(plan->righttree, next_id);
+	plan->lefttree = bf_batch_plan(plan->lefttree, scroll, next_id);
+	plan->righttree = bf_batch_plan(plan->righttree, scroll, next_id);
 	return plan;
 }
 

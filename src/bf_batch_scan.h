@@ -20,10 +20,11 @@ extern void bf_batch_scan_init(void);
 /*
  * The plan tree with each sequential scan whose last condition is a check of
  * a filter known before the scan (bf @> column, column <@ bf) split into a
- * BloomBatch doing that check above the scan doing the rest.  *next_id: the
- * plan node id for the next new node.
+ * BloomBatch doing that check above the scan doing the rest.  scroll: the
+ * plan is for a SCROLL cursor (the nodes must scan backward too).  *next_id:
+ * the plan node id for the next new node.
  */
-extern Plan *bf_batch_plan(Plan *plan, int *next_id);
+extern Plan *bf_batch_plan(Plan *plan, bool scroll, int *next_id);
 
 /* The largest plan_node_id in a plan tree, -1 for none. */
 extern int	bf_batch_max_node_id(Plan *plan);

@@ -424,17 +424,19 @@ replace_gates(Plan *plan, List *rtable, bool parallel)
 
 /* Checks of large filters in sequential scans, batched (bf_batch_scan.c). */
 static void
-batch_checks(PlannedStmt *stmt)
+batch_checks(PlannedStmt *stmt, int cursorOptions)
 {
+	bool		scroll = (cursorOptions & CURSOR_OPT_SCROLL) != 0;
 	int			next_id = bf_batch_max_node_id(stmt->planTree);
 	ListCell   *lc;
 
 	foreach(lc, stmt->subplans)
 		next_id = Max(next_id, bf_batch_max_node_id(lfirst(lc)));
 	next_id++;
-	stmt->planTree = bf_batch_plan(stmt->planTree, &next_id);
+	stmt->planTree = bf_batch_plan(stmt->planTree, scroll, &next_id);
+	/* subplans run forward only */
 	foreach(lc, stmt->subplans)
-		lfirst(lc) = bf_batch_plan(lfirst(lc), &next_id);
+		lfirst(lc) = bf_batch_plan(lfirst(lc), false, &next_id);
 }
 
 static PlannedStmt *
@@ -454,7 +456,7 @@ bf_planner(Query *parse, const char *query_string, int cursorOptions,
 		replace_gates_in(stmt->subplans, stmt->rtable, stmt->parallelModeNeeded);
 	}
 	if (bf_batch_checks)
-		batch_checks(stmt);
+		batch_checks(stmt, cursorOptions);
 	return stmt;
 }
 

@@ -398,6 +398,7 @@ DECLARE
 	ncand5 bigint := (SELECT count(*) FROM cand5);
 	ncand bigint := (SELECT count(*) FROM cand);
 	bloom record;
+	plain record;
 	btree record;
 	mb float8;
 	lat float8;
@@ -409,6 +410,12 @@ BEGIN
 	bloom := bench_diff('2. check ' || fname,
 		format('SELECT count(*) FROM cand5 WHERE (SELECT bf FROM filters WHERE name = %L) @> %I', fname, key_col),
 		format('SELECT count(*) FROM cand5 WHERE %I IS NOT NULL', key_col), ncand5);
+	-- the same checks without BloomBatch, side by side
+	PERFORM set_config('bloomfilter.batch_checks', 'off', false);
+	plain := bench_diff('2. check unbatched ' || fname,
+		format('SELECT count(*) FROM cand5 WHERE (SELECT bf FROM filters WHERE name = %L) @> %I', fname, key_col),
+		format('SELECT count(*) FROM cand5 WHERE %I IS NOT NULL', key_col), ncand5);
+	PERFORM set_config('bloomfilter.batch_checks', 'on', false);
 	btree := bench_diff('2. B-tree ' || keys_table,
 		format('SELECT count(*) FROM cand c WHERE EXISTS (SELECT 1 FROM %I t WHERE t.k = c.%I)', keys_table, key_col),
 		format('SELECT count(*) FROM cand WHERE %I IS NOT NULL', key_col), ncand);
@@ -426,6 +433,11 @@ BEGIN
 		ratio_text(btree.ns, bloom.ns, '× cheaper'),
 		'≥ 10× cheaper than the B-tree',
 		bloom.ns > bloom.noise_ns AND btree.ns / bloom.ns >= 10);
+	PERFORM res(format('2. the same without BloomBatch (bloomfilter.batch_checks off), %s MB', sig(mb, 2)),
+		ns_text(plain.ns, plain.noise_ns), 'ns/row',
+		format('BloomBatch %s ns/row (%s)', ns_text(bloom.ns, bloom.noise_ns),
+			   CASE WHEN mb < 2.1 THEN 'rows pass through under 2 MB' ELSE 'batches of 32 rows prefetched' END),
+		ratio_text(plain.ns, bloom.ns, '× the batched cost'), '', NULL);
 	PERFORM res(format('2. the same against one random read in %s MB', sig(mb, 2)),
 		ns_text(bloom.ns, bloom.noise_ns), 'ns/row',
 		format('random read (test/bench/memlat.c) %s ns in %s pages as the copy (4 kB pages %s ns, huge pages %s ns)',
@@ -450,6 +462,10 @@ SELECT progress('target 3: the ' || :n_big || '-key stored filter');
 SET bloomfilter.cache_size = 0;
 SELECT (bench_diff('3. first read', 'SELECT count(*) FROM cand WHERE (SELECT bf FROM filters WHERE name = ''big'') @> ki',
 				   'SELECT count(*) FROM cand WHERE ki IS NOT NULL', :n_cand)).* \gset big_
+SET bloomfilter.batch_checks = off;
+SELECT (bench_diff('3. first read, unbatched', 'SELECT count(*) FROM cand WHERE (SELECT bf FROM filters WHERE name = ''big'') @> ki',
+				   'SELECT count(*) FROM cand WHERE ki IS NOT NULL', :n_cand)).* \gset bigplain_
+RESET bloomfilter.batch_checks;
 RESET bloomfilter.cache_size;
 SELECT (bench_ms('SELECT octet_length(bf::bytea) FROM filters WHERE name = ''big''', 5)).cpu_ms AS big_detoast_ms \gset
 SELECT (bloom_info(bf) ->> 'bytes')::float8 / 1e6 AS big_mb FROM filters WHERE name = 'big' \gset
@@ -460,6 +476,11 @@ SELECT res(format('3. check in a query, %s-key stored filter (%s MB), %s candida
 				  sig(:big_detoast_ms, 3), sig(:big_detoast_ms * 1e6 / :n_cand, 3)),
 		   ratio_text(:big_ns, 250, '× the budget'), '≤ 250 ns/row incl. the first read',
 		   :big_ns > :big_noise_ns AND :big_ns <= 250);
+
+SELECT res('3. the same without BloomBatch (bloomfilter.batch_checks off)',
+		   ns_text(:bigplain_ns, :bigplain_noise_ns), 'ns/row',
+		   format('BloomBatch %s ns/row', ns_text(:big_ns, :big_noise_ns)),
+		   ratio_text(:bigplain_ns, :big_ns, '× the batched cost'), '', NULL);
 
 -- The statement 4 times in one REPEATABLE READ transaction: reads counts
 -- the full reads (bloom_cache_stats): at most the first statement's, none

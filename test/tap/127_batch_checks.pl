@@ -126,6 +126,32 @@ for my $name (sort keys %same)
 like(rows(q{EXPLAIN (COSTS OFF) DECLARE c SCROLL CURSOR FOR SELECT id FROM cand WHERE '}
 	. $small_text . q{'::bloomfilter @> k}, 'on'), qr/BloomBatch/, 'a scrollable cursor keeps the node');
 
+# a cursor without SCROLL stays forward-only (and batched); PL/pgSQL's FOR loop too
+my ($rc, $stdout, $stderr) = $node->psql('postgres',
+	"BEGIN; DECLARE c CURSOR FOR SELECT id FROM cand WHERE $big @> k; FETCH 2 FROM c; FETCH BACKWARD 1 FROM c; COMMIT");
+like($stderr, qr/cursor can only scan forward/, 'a cursor without SCROLL: no backward fetch through the node');
+
+# memory: a scan's per-query memory does not grow with its rows (read
+# through a PL/pgSQL cursor after 200 and after every row it returns)
+$node->safe_psql('postgres', q{
+CREATE FUNCTION scan_memory(OUT early bigint, OUT late bigint, OUT n int) LANGUAGE plpgsql AS $$
+DECLARE
+	r record;
+BEGIN
+	n := 0;
+	FOR r IN SELECT id FROM cand WHERE (SELECT bf FROM filters WHERE name = 'big') @> k LOOP
+		n := n + 1;
+		IF n = 200 THEN
+			SELECT sum(total_bytes) INTO early FROM pg_backend_memory_contexts;
+		END IF;
+	END LOOP;
+	SELECT sum(total_bytes) INTO late FROM pg_backend_memory_contexts;
+END $$;
+});
+my ($early, $late, $nrows) = split /\|/, rows('SELECT * FROM scan_memory()', 'on');
+cmp_ok($nrows, '>', 10000, 'memory: the cursor read the matching rows');
+cmp_ok($late - $early, '<', 512 * 1024, "memory: no growth with the rows (early $early, late $late)");
+
 # parallel: a Parallel Seq Scan below the node, in the workers
 my $par = "SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
 	SET max_parallel_workers_per_gather = 2;";
