@@ -5,29 +5,34 @@
  *
  * A check of a filter larger than the CPU's caches is one cache miss, and in
  * a scan nothing overlaps it: the next row's key is not known until the
- * check has answered.  So where a sequential scan's last condition is
+ * check has answered.  So where one of a sequential scan's conditions is
  *     filter @> column    or    column <@ filter
  * with a filter known before the scan (a constant, a parameter, the result
  * of an InitPlan), the planner pass (bf_batch_plan, run by the shared tier's
- * planner hook after standard_planner) moves that condition into a
- * BloomBatch node above the scan.  The node reads BATCH_ROWS rows from the
- * scan, copies them, prefetches the filter line each key's check will read
+ * planner hook after standard_planner, not for a cursor's plan) puts a
+ * BloomBatch node above the scan and gives it the scan's conditions, all of
+ * them in their order, and its projection: the scan below only reads the
+ * columns they need.  The node reads BATCH_ROWS rows from the scan, copies
+ * them, prefetches the filter line each key's check will read
  * (bf_contains_prefetch: the filter's cached copy, hashes as the check
- * computes them), and then returns the rows one by one through its
- * condition, the unchanged check, and projection: the answers are the
- * check's own, and the lines it reads have arrived meanwhile.
+ * computes them), and then takes the rows one by one through the
+ * conditions, the unchanged check among them, and the projection: the
+ * answers are the checks' own, and the lines they read have arrived
+ * meanwhile.
  *
- * Nothing else changes: the scan evaluates its other conditions first, as
- * it did before the check (which was last); the node is not used when they
- * contain volatile functions (reading ahead evaluates them for up to
- * BATCH_ROWS - 1 rows that a LIMIT would not have read).  The prefetch reads
- * no stored value and raises no error.  For a filter smaller than
- * BATCH_MIN_FILTER_BYTES (in the caches anyway), for a backward scan (the
- * node supports one only in a plan made for a SCROLL cursor) and in an
- * EvalPlanQual recheck, rows pass through one at a time without a copy.
+ * Reading ahead runs no code of the query: the scan below has no condition
+ * and no expression to evaluate, so a row the node never reaches (past a
+ * LIMIT) costs a read and a copy, never a function call.  The prefetch
+ * reads no stored value and raises no error the first check of a key in the
+ * batch would not.  For a filter smaller than BATCH_MIN_FILTER_BYTES (in the
+ * caches anyway), after scans too short to pay for the copies, for a
+ * backward scan and in an EvalPlanQual recheck, rows pass through one at a
+ * time without a copy.
  */
 #include "postgres.h"
 
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
 #include "executor/executor.h"
 #include "executor/nodeCustom.h"
 #include "miscadmin.h"
@@ -35,9 +40,11 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
+#include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 
 #include "bf_batch_scan.h"
 
@@ -48,6 +55,9 @@ bool		bf_batch_checks = true;
 
 /* Smaller filters stay in the caches: rows pass through. */
 #define BATCH_MIN_FILTER_BYTES	((Size) 2 * 1024 * 1024)
+
+/* A scan (between rescans) of fewer rows makes the later ones pass through */
+#define SHORT_SCAN_ROWS			(4 * BATCH_ROWS)
 
 typedef struct BatchScanState
 {
@@ -60,6 +70,9 @@ typedef struct BatchScanState
 	AttrNumber	keyatt;			/* the key's attribute in the scan tuple */
 	bool		batching;		/* false: rows pass through */
 	bool		exhausted;		/* the scan returned its last row */
+	bool		short_scans;	/* a scan read too few rows to batch */
+	uint64		rows_read;		/* batched since the last (re)scan */
+	int16		keylen;			/* the key's typlen */
 	int			natts;
 	int			nrows;			/* rows in the batch */
 	int			next;			/* the next one to return */
@@ -133,6 +146,61 @@ key_column(Node *arg, Index scanrelid)
 }
 
 /*
+ * Is funcid one of this extension's checks of one key, bloom_contains or
+ * bloom_contained (operators @> and <@)?  If so, the arguments holding the
+ * filter and the key, and whether the key is a bloom_literal.  Read from the
+ * catalog (the C symbol of a C function of this library): nothing is loaded.
+ */
+static bool
+check_function(Oid funcid, int *filter_argno, int *key_argno, bool *literal)
+{
+	HeapTuple	tup;
+	Form_pg_proc proc;
+	Datum		d;
+	bool		isnull;
+	char	   *symbol;
+	char	   *library;
+	bool		found = false;
+
+	if (funcid < FirstNormalObjectId)
+		return false;
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	proc = (Form_pg_proc) GETSTRUCT(tup);
+	if (proc->prolang != ClanguageId || proc->pronargs != 2)
+	{
+		ReleaseSysCache(tup);
+		return false;
+	}
+	d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_probin, &isnull);
+	library = isnull ? NULL : TextDatumGetCString(d);
+	d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
+	symbol = isnull ? NULL : TextDatumGetCString(d);
+	ReleaseSysCache(tup);
+	if (library == NULL || symbol == NULL ||
+		strcmp(library, "$libdir/bloomfilter") != 0)
+		return false;
+	*literal = strcmp(symbol, "bloom_contains_literal") == 0 ||
+		strcmp(symbol, "bloom_contained_literal") == 0;
+	if (strcmp(symbol, "bloom_contains") == 0 ||
+		strcmp(symbol, "bloom_contains_literal") == 0)
+	{
+		*filter_argno = 0;
+		*key_argno = 1;
+		found = true;
+	}
+	else if (strcmp(symbol, "bloom_contained") == 0 ||
+			 strcmp(symbol, "bloom_contained_literal") == 0)
+	{
+		*filter_argno = 1;
+		*key_argno = 0;
+		found = true;
+	}
+	return found;
+}
+
+/*
  * Is the condition a check of a known filter against a column of the scanned
  * table?  If so, the column, the positions of the filter and the key, and
  * whether the key is a bloom_literal.
@@ -143,7 +211,6 @@ is_batch_check(Node *qual, Index scanrelid, Var **key, int *filter_argno,
 {
 	Oid			funcid;
 	List	   *args;
-	FmgrInfo	finfo;
 
 	if (IsA(qual, OpExpr))
 	{
@@ -157,17 +224,15 @@ is_batch_check(Node *qual, Index scanrelid, Var **key, int *filter_argno,
 	}
 	else
 		return false;
-	if (funcid < FirstNormalObjectId || list_length(args) != 2)
-		return false;
-	fmgr_info(funcid, &finfo);
-	if (!bf_contains_fn(finfo.fn_addr, filter_argno, key_argno, literal) ||
+	if (list_length(args) != 2 ||
+		!check_function(funcid, filter_argno, key_argno, literal) ||
 		!filter_known(list_nth(args, *filter_argno)))
 		return false;
 	*key = key_column(list_nth(args, *key_argno), scanrelid);
 	return *key != NULL;
 }
 
-/* The resno of a plain Var in a targetlist, or 0. */
+/* The resno of a Var in a targetlist of Vars, or 0. */
 static AttrNumber
 tlist_var_resno(List *tlist, Var *var)
 {
@@ -176,81 +241,137 @@ tlist_var_resno(List *tlist, Var *var)
 	foreach(lc, tlist)
 	{
 		TargetEntry *tle = lfirst(lc);
+		Var		   *v = (Var *) tle->expr;
 
-		if (IsA(tle->expr, Var) &&
-			((Var *) tle->expr)->varno == var->varno &&
-			((Var *) tle->expr)->varattno == var->varattno &&
-			((Var *) tle->expr)->varlevelsup == 0)
+		if (IsA(v, Var) && v->varno == var->varno && v->varattno == var->varattno)
 			return tle->resno;
 	}
 	return 0;
 }
 
+/* Is every entry of the targetlist a column of the scanned table? */
+static bool
+tlist_only_vars(List *tlist, Index scanrelid)
+{
+	ListCell   *lc;
+
+	foreach(lc, tlist)
+	{
+		Var		   *v = (Var *) ((TargetEntry *) lfirst(lc))->expr;
+
+		if (!IsA(v, Var) || v->varno != scanrelid || v->varlevelsup != 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Add the columns node reads to the child's targetlist (as resjunk entries),
+ * those not there yet; false if it reads a Var of another relation.
+ */
+static bool
+add_columns(List **tlist, Node *node, Index scanrelid)
+{
+	List	   *vars = pull_var_clause(node, PVC_RECURSE_AGGREGATES |
+									   PVC_RECURSE_WINDOWFUNCS |
+									   PVC_RECURSE_PLACEHOLDERS);
+	ListCell   *lc;
+
+	foreach(lc, vars)
+	{
+		Var		   *var = lfirst(lc);
+
+		if (var->varno != scanrelid || var->varlevelsup != 0)
+			return false;
+		if (tlist_var_resno(*tlist, var) == 0)
+			*tlist = lappend(*tlist,
+							 makeTargetEntry((Expr *) copyObject(var),
+											 list_length(*tlist) + 1, NULL, true));
+	}
+	return true;
+}
+
+/* Var(scanrelid) -> Var(INDEX_VAR) at its place in the child's targetlist */
+static Node *
+read_from_child(Node *node, List *child_tlist)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) copyObject(node);
+
+		var->varattno = tlist_var_resno(child_tlist, var);
+		Assert(var->varattno > 0);
+		var->varno = INDEX_VAR;
+		return (Node *) var;
+	}
+	return expression_tree_mutator(node, read_from_child, (void *) child_tlist);
+}
+
 /*
  * A BloomBatch node for the scan, the scan (modified) its child; or the
- * scan unchanged.
+ * scan unchanged.  The node takes the scan's conditions, all of them in
+ * their order, and its projection: the scan below only reads the columns
+ * they need, so that reading ahead runs no code of the query for rows the
+ * node has not reached.
  */
 static Plan *
-make_batch_scan(SeqScan *seqscan, bool scroll, int *next_id)
+make_batch_scan(SeqScan *seqscan, int *next_id)
 {
 	Plan	   *scan = (Plan *) seqscan;
 	Index		scanrelid = seqscan->scan.scanrelid;
-	Node	   *check;
-	Var		   *key;
-	int			filter_argno;
-	int			key_argno;
-	bool		literal;
-	List	   *rest;
+	Var		   *key = NULL;
+	int			filter_argno = 0;
+	int			key_argno = 0;
+	bool		literal = false;
+	Node	   *check = NULL;
+	int			checkidx = 0;
 	List	   *child_tlist;
 	List	   *tlist = NIL;
 	AttrNumber	keyresno;
-	Var		   *keyref;
-	ListCell   *keyarg;
 	CustomScan *cscan;
 	ListCell   *lc;
 
-	if (scan->qual == NIL)
-		return scan;
-	check = llast(scan->qual);
-	if (!is_batch_check(check, scanrelid, &key, &filter_argno, &key_argno,
-						&literal))
-		return scan;
-	rest = list_copy(scan->qual);
-	rest = list_delete_last(rest);
-	if (contain_volatile_functions((Node *) rest))
-		return scan;
-
-	/* the scan's output, and the key if the output lacks it */
-	child_tlist = list_copy(scan->targetlist);
-	keyresno = tlist_var_resno(child_tlist, key);
-	if (keyresno == 0)
+	foreach(lc, scan->qual)
 	{
-		keyresno = list_length(child_tlist) + 1;
-		child_tlist = lappend(child_tlist,
-							  makeTargetEntry((Expr *) copyObject(key), keyresno,
-											  NULL, true));
+		if (is_batch_check(lfirst(lc), scanrelid, &key, &filter_argno,
+						   &key_argno, &literal))
+		{
+			check = lfirst(lc);
+			break;
+		}
+		checkidx++;
 	}
+	if (check == NULL)
+		return scan;
 
-	/* the node's output: the scan's former output, read from its new one */
+	/*
+	 * The child's output: the scan's own when it is only columns (a
+	 * physical targetlist then spares the child a projection), else the
+	 * columns its expressions read; then those the conditions read.
+	 */
+	if (tlist_only_vars(scan->targetlist, scanrelid))
+		child_tlist = list_copy_deep(scan->targetlist);
+	else
+	{
+		child_tlist = NIL;
+		if (!add_columns(&child_tlist, (Node *) scan->targetlist, scanrelid))
+			return scan;
+	}
+	if (!add_columns(&child_tlist, (Node *) scan->qual, scanrelid))
+		return scan;
+	keyresno = tlist_var_resno(child_tlist, key);
+	Assert(keyresno > 0);
+
+	/* the node's output and conditions, reading the child's output */
 	foreach(lc, scan->targetlist)
 	{
-		TargetEntry *tle = lfirst(lc);
-		TargetEntry *ref;
+		TargetEntry *tle = flatCopyTargetEntry(lfirst(lc));
 
-		ref = flatCopyTargetEntry(tle);
-		ref->expr = (Expr *) makeVarFromTargetEntry(INDEX_VAR, tle);
-		tlist = lappend(tlist, ref);
+		tle->expr = (Expr *) read_from_child((Node *) tle->expr, child_tlist);
+		tlist = lappend(tlist, tle);
 	}
-	/* the check, its key read from the scan tuple */
-	check = copyObject(check);
-	keyref = makeVar(INDEX_VAR, keyresno, key->vartype, key->vartypmod,
-					 key->varcollid, 0);
-	keyarg = list_nth_cell(IsA(check, OpExpr) ? ((OpExpr *) check)->args :
-						   ((FuncExpr *) check)->args, key_argno);
-	if (IsA(lfirst(keyarg), RelabelType))
-		((RelabelType *) lfirst(keyarg))->arg = (Expr *) keyref;
-	else
-		lfirst(keyarg) = keyref;
 
 	cscan = makeNode(CustomScan);
 	/* cost, width, parallel safety and parameters as the scan's */
@@ -259,18 +380,24 @@ make_batch_scan(SeqScan *seqscan, bool scroll, int *next_id)
 	cscan->scan.plan.plan_node_id = (*next_id)++;
 	cscan->scan.plan.parallel_aware = false;
 	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = list_make1(check);
+	cscan->scan.plan.qual = (List *) read_from_child((Node *) scan->qual,
+													 child_tlist);
 	cscan->scan.plan.lefttree = NULL;
 	cscan->scan.plan.righttree = NULL;
+	cscan->scan.plan.extParam = bms_copy(scan->extParam);
+	cscan->scan.plan.allParam = bms_copy(scan->allParam);
 	cscan->scan.scanrelid = 0;
+
 	/*
-	 * Backward only where the plan was asked to scroll: a cursor with
-	 * neither SCROLL nor NO SCROLL then stays forward-only, and batched.
+	 * No backward scan (cursors' plans get no node): a portal that says
+	 * neither SCROLL nor NO SCROLL, as PL/pgSQL's FOR loop over a query,
+	 * then stays forward-only, and batched.
 	 */
-	cscan->flags = scroll ? CUSTOMPATH_SUPPORT_BACKWARD_SCAN : 0;
+	cscan->flags = 0;
 	cscan->custom_plans = list_make1(scan);
 	cscan->custom_exprs = NIL;
-	cscan->custom_private = list_make4(makeInteger(filter_argno),
+	cscan->custom_private = list_make5(makeInteger(checkidx),
+									   makeInteger(filter_argno),
 									   makeInteger(key_argno),
 									   makeInteger(literal ? 1 : 0),
 									   makeInteger(keyresno));
@@ -279,8 +406,6 @@ make_batch_scan(SeqScan *seqscan, bool scroll, int *next_id)
 	cscan->methods = &batch_scan_methods;
 
 	/* the scan's InitPlans (its filter's, often) are the node's now */
-	cscan->scan.plan.extParam = bms_copy(scan->extParam);
-	cscan->scan.plan.allParam = bms_copy(scan->allParam);
 	foreach(lc, scan->initPlan)
 	{
 		SubPlan    *initplan = lfirst(lc);
@@ -291,47 +416,47 @@ make_batch_scan(SeqScan *seqscan, bool scroll, int *next_id)
 				scan->extParam = bms_add_member(scan->extParam, lfirst_int(p));
 	}
 	scan->initPlan = NIL;
-	scan->qual = rest;
+	scan->qual = NIL;
 	scan->targetlist = child_tlist;
 	return (Plan *) cscan;
 }
 
 static void
-batch_plan_list(List *plans, bool scroll, int *next_id)
+batch_plan_list(List *plans, int *next_id)
 {
 	ListCell   *lc;
 
 	foreach(lc, plans)
-		lfirst(lc) = bf_batch_plan(lfirst(lc), scroll, next_id);
+		lfirst(lc) = bf_batch_plan(lfirst(lc), next_id);
 }
 
 Plan *
-bf_batch_plan(Plan *plan, bool scroll, int *next_id)
+bf_batch_plan(Plan *plan, int *next_id)
 {
 	if (plan == NULL)
 		return NULL;
 	switch (nodeTag(plan))
 	{
 		case T_SeqScan:
-			return make_batch_scan((SeqScan *) plan, scroll, next_id);
+			return make_batch_scan((SeqScan *) plan, next_id);
 		case T_CustomScan:
 			/* the gates' children are read by the gates: left as they are */
 			return plan;
 		case T_Append:
-			batch_plan_list(((Append *) plan)->appendplans, scroll, next_id);
+			batch_plan_list(((Append *) plan)->appendplans, next_id);
 			break;
 		case T_MergeAppend:
-			batch_plan_list(((MergeAppend *) plan)->mergeplans, scroll, next_id);
+			batch_plan_list(((MergeAppend *) plan)->mergeplans, next_id);
 			break;
 		case T_SubqueryScan:
 			((SubqueryScan *) plan)->subplan =
-				bf_batch_plan(((SubqueryScan *) plan)->subplan, scroll, next_id);
+				bf_batch_plan(((SubqueryScan *) plan)->subplan, next_id);
 			break;
 		default:
 			break;
 	}
-	plan->lefttree = bf_batch_plan(plan->lefttree, scroll, next_id);
-	plan->righttree = bf_batch_plan(plan->righttree, scroll, next_id);
+	plan->lefttree = bf_batch_plan(plan->lefttree, next_id);
+	plan->righttree = bf_batch_plan(plan->righttree, next_id);
 	return plan;
 }
 
@@ -402,18 +527,36 @@ batch_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	BatchScanState *b = (BatchScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	Node	   *check = linitial(cscan->scan.plan.qual);
+	PlanState  *ps = &node->ss.ps;
+	PlanState  *child;
+	Node	   *check;
 	FmgrInfo   *flinfo;
 	Oid			funcid;
 	List	   *args;
 	Oid			collation;
+	bool		fixed;
 
-	node->custom_ps = list_make1(ExecInitNode(linitial(cscan->custom_plans),
-											  estate, eflags));
-	b->filter_argno = intVal(linitial(cscan->custom_private));
-	b->key_argno = intVal(lsecond(cscan->custom_private));
-	b->literal = intVal(lthird(cscan->custom_private)) != 0;
-	b->keyatt = (AttrNumber) intVal(lfourth(cscan->custom_private));
+	check = list_nth(cscan->scan.plan.qual, intVal(linitial(cscan->custom_private)));
+	b->filter_argno = intVal(lsecond(cscan->custom_private));
+	b->key_argno = intVal(lthird(cscan->custom_private));
+	b->literal = intVal(lfourth(cscan->custom_private)) != 0;
+	b->keyatt = (AttrNumber) intVal(list_nth(cscan->custom_private, 4));
+
+	child = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
+	node->custom_ps = list_make1(child);
+
+	/*
+	 * The scan tuple is the child's slot when rows pass through, a virtual
+	 * one when they come from a batch: ExecInitCustomScan assumed a virtual
+	 * slot only, so compile the conditions and the projection again.
+	 */
+	ps->scanops = ExecGetResultSlotOps(child, &fixed);
+	ps->scanopsfixed = fixed && ps->scanops == &TTSOpsVirtual;
+	ps->scanopsset = true;
+	ps->qual = ExecInitQual(cscan->scan.plan.qual, ps);
+	ExecConditionalAssignProjectionInfo(ps,
+										node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
+										INDEX_VAR);
 
 	if (IsA(check, OpExpr))
 	{
@@ -427,7 +570,7 @@ batch_begin(CustomScanState *node, EState *estate, int eflags)
 		args = ((FuncExpr *) check)->args;
 		collation = ((FuncExpr *) check)->inputcollid;
 	}
-	b->filter = ExecInitExpr(list_nth(args, b->filter_argno), &node->ss.ps);
+	b->filter = ExecInitExpr(list_nth(args, b->filter_argno), ps);
 
 	/* a call of its own (its call site), as the check's */
 	flinfo = palloc0(sizeof(FmgrInfo));
@@ -441,6 +584,8 @@ batch_begin(CustomScanState *node, EState *estate, int eflags)
 		estate->es_epq_active == NULL;
 	b->natts = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor->natts;
 	Assert(b->keyatt >= 1 && b->keyatt <= b->natts);
+	b->keylen = TupleDescAttr(node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
+							  b->keyatt - 1)->attlen;
 	if (b->batching)
 	{
 		b->values = palloc(sizeof(Datum) * BATCH_ROWS * b->natts);
@@ -451,33 +596,24 @@ batch_begin(CustomScanState *node, EState *estate, int eflags)
 	}
 }
 
-/* Store a row's values in the scan slot, as a virtual tuple. */
+/* A batch's row in the scan slot, as a virtual tuple. */
 static TupleTableSlot *
-store_row(BatchScanState *b, const Datum *values, const bool *isnull)
+batch_row(BatchScanState *b, int i)
 {
 	TupleTableSlot *slot = b->css.ss.ss_ScanTupleSlot;
 
 	ExecClearTuple(slot);
-	memcpy(slot->tts_values, values, sizeof(Datum) * b->natts);
-	memcpy(slot->tts_isnull, isnull, sizeof(bool) * b->natts);
+	memcpy(slot->tts_values, b->values + i * b->natts, sizeof(Datum) * b->natts);
+	memcpy(slot->tts_isnull, b->isnull + i * b->natts, sizeof(bool) * b->natts);
 	return ExecStoreVirtualTuple(slot);
-}
-
-/* The child's next row as the scan tuple, or NULL. */
-static TupleTableSlot *
-pass_through(BatchScanState *b)
-{
-	TupleTableSlot *child = ExecProcNode(linitial(b->css.custom_ps));
-
-	if (TupIsNull(child))
-		return NULL;
-	slot_getallattrs(child);
-	return store_row(b, child->tts_values, child->tts_isnull);
 }
 
 /*
  * Prefetch the filter's lines of the batch's keys; once the filter is seen,
- * stop batching if it is small or cannot be prefetched.
+ * stop batching if it is small or cannot be prefetched.  Keys stored out of
+ * line or compressed are not prefetched (that would read them twice), and
+ * a batch without a key asks nothing (a check is never called for a NULL
+ * key, so its key type is not resolved for one either).
  */
 static void
 prefetch_batch(BatchScanState *b)
@@ -485,9 +621,26 @@ prefetch_batch(BatchScanState *b)
 	ExprContext *econtext = b->css.ss.ps.ps_ExprContext;
 	FunctionCallInfo fcinfo = b->fcinfo;
 	MemoryContext oldcxt;
+	Datum		keys[BATCH_ROWS];
+	bool		skip[BATCH_ROWS];
+	int			nkeys = 0;
 	BfPrefetch	done;
 	Size		bytes = 0;
 	bool		isnull;
+
+	for (int i = 0; i < b->nrows; i++)
+	{
+		int			at = i * b->natts + b->keyatt - 1;
+
+		keys[i] = b->values[at];
+		skip[i] = b->isnull[at] ||
+			(b->keylen == -1 &&
+			 (VARATT_IS_EXTERNAL(DatumGetPointer(keys[i])) ||
+			  VARATT_IS_COMPRESSED(DatumGetPointer(keys[i]))));
+		nkeys += !skip[i];
+	}
+	if (nkeys == 0)
+		return;
 
 	ResetExprContext(econtext);
 	oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
@@ -496,9 +649,7 @@ prefetch_batch(BatchScanState *b)
 	fcinfo->args[b->filter_argno].isnull = isnull;
 	done = isnull ? BF_PREFETCH_LATER :
 		bf_contains_prefetch(fcinfo, b->filter_argno, b->key_argno,
-							 b->literal, b->values + (b->keyatt - 1),
-							 b->isnull + (b->keyatt - 1), b->nrows, b->natts,
-							 &bytes);
+							 b->literal, keys, skip, b->nrows, 1, &bytes);
 	MemoryContextSwitchTo(oldcxt);
 	if (done == BF_PREFETCH_NEVER ||
 		(done == BF_PREFETCH_DONE && bytes < BATCH_MIN_FILTER_BYTES))
@@ -540,29 +691,30 @@ read_batch(BatchScanState *b)
 		MemoryContextSwitchTo(oldcxt);
 		b->nrows++;
 	}
+	b->rows_read += b->nrows;
 	if (b->nrows == 0)
 		return false;
 	prefetch_batch(b);
 	return true;
 }
 
+/* The next row for the conditions: a batch's, or the child's own slot. */
 static TupleTableSlot *
-batch_next(ScanState *ss)
+batch_next(BatchScanState *b)
 {
-	BatchScanState *b = (BatchScanState *) ss;
+	TupleTableSlot *slot;
 
 	if (b->next < b->nrows)
-	{
-		int			i = b->next++;
-
-		return store_row(b, b->values + i * b->natts, b->isnull + i * b->natts);
-	}
+		return batch_row(b, b->next++);
 	if (!b->batching)
-		return pass_through(b);
+	{
+		slot = ExecProcNode(linitial(b->css.custom_ps));
+		return TupIsNull(slot) ? NULL : slot;
+	}
 	if (!read_batch(b))
 		return NULL;
 	b->next = 1;
-	return store_row(b, b->values, b->isnull);
+	return batch_row(b, 0);
 }
 
 /*
@@ -581,7 +733,7 @@ batch_exec(CustomScanState *node)
 		TupleTableSlot *slot;
 
 		CHECK_FOR_INTERRUPTS();
-		slot = batch_next(&node->ss);
+		slot = batch_next((BatchScanState *) node);
 		if (slot == NULL)
 			return proj != NULL ? ExecClearTuple(proj->pi_state.resultslot) : NULL;
 		ResetExprContext(econtext);
@@ -598,16 +750,24 @@ batch_end(CustomScanState *node)
 	ExecEndNode(linitial(node->custom_ps));
 }
 
+/*
+ * Rescans start batching again, unless a scan read so few rows that copying
+ * them cannot pay (an inner scan of a nested loop over a small table): then
+ * rows pass through for the rest of the execution.
+ */
 static void
 batch_rescan(CustomScanState *node)
 {
 	BatchScanState *b = (BatchScanState *) node;
 	PlanState  *child = linitial(node->custom_ps);
 
+	if (b->batch_cxt != NULL && b->rows_read < SHORT_SCAN_ROWS)
+		b->short_scans = true;
 	b->nrows = 0;
 	b->next = 0;
+	b->rows_read = 0;
 	b->exhausted = false;
-	b->batching = b->batch_cxt != NULL;
+	b->batching = b->batch_cxt != NULL && !b->short_scans;
 	if (node->ss.ps.chgParam != NULL)
 		UpdateChangedParamSet(child, node->ss.ps.chgParam);
 	if (child->chgParam == NULL)

@@ -18,24 +18,16 @@ extern bool bf_batch_checks;
 extern void bf_batch_scan_init(void);
 
 /*
- * The plan tree with each sequential scan whose last condition is a check of
- * a filter known before the scan (bf @> column, column <@ bf) split into a
- * BloomBatch doing that check above the scan doing the rest.  scroll: the
- * plan is for a SCROLL cursor (the nodes must scan backward too).  *next_id:
- * the plan node id for the next new node.
+ * The plan tree with each sequential scan one of whose conditions is a check
+ * of a filter known before the scan (bf @> column, column <@ bf) split into a
+ * BloomBatch node above the scan: the node evaluates the scan's conditions
+ * and projection, the scan only reads.  *next_id: the plan node id for the
+ * next new node.
  */
-extern Plan *bf_batch_plan(Plan *plan, bool scroll, int *next_id);
+extern Plan *bf_batch_plan(Plan *plan, int *next_id);
 
 /* The largest plan_node_id in a plan tree, -1 for none. */
 extern int	bf_batch_max_node_id(Plan *plan);
-
-/*
- * bf_ops.c: is fn a check of one key, bloom_contains or bloom_contained
- * (operators @> and <@)?  If so, the arguments holding the filter and the
- * key, and whether the key is a bloom_literal (read as text).
- */
-extern bool bf_contains_fn(PGFunction fn, int *filter_argno, int *key_argno,
-						   bool *literal);
 
 typedef enum BfPrefetch
 {

@@ -319,25 +319,6 @@ contains_key(FunctionCallInfo fcinfo, int filter_argno, int key_argno,
 	return false;
 }
 
-bool
-bf_contains_fn(PGFunction fn, int *filter_argno, int *key_argno, bool *literal)
-{
-	*literal = fn == bloom_contains_literal || fn == bloom_contained_literal;
-	if (fn == bloom_contains || fn == bloom_contains_literal)
-	{
-		*filter_argno = 0;
-		*key_argno = 1;
-		return true;
-	}
-	if (fn == bloom_contained || fn == bloom_contained_literal)
-	{
-		*filter_argno = 1;
-		*key_argno = 0;
-		return true;
-	}
-	return false;
-}
-
 BfPrefetch
 bf_contains_prefetch(FunctionCallInfo fcinfo, int filter_argno, int key_argno,
 					 bool literal, const Datum *keys, const bool *isnull,

@@ -422,21 +422,29 @@ replace_gates(Plan *plan, List *rtable, bool parallel)
 	return plan;
 }
 
-/* Checks of large filters in sequential scans, batched (bf_batch_scan.c). */
+/*
+ * Checks of large filters in sequential scans, batched (bf_batch_scan.c);
+ * not in a cursor's plan, where WHERE CURRENT OF must find the scan itself
+ * and its current row (the cursors of DECLARE and PL/pgSQL are planned with
+ * CURSOR_OPT_FAST_PLAN).
+ */
 static void
 batch_checks(PlannedStmt *stmt, int cursorOptions)
 {
-	bool		scroll = (cursorOptions & CURSOR_OPT_SCROLL) != 0;
-	int			next_id = bf_batch_max_node_id(stmt->planTree);
+	int			next_id;
 	ListCell   *lc;
 
+	if (cursorOptions & (CURSOR_OPT_BINARY | CURSOR_OPT_SCROLL |
+						 CURSOR_OPT_NO_SCROLL | CURSOR_OPT_INSENSITIVE |
+						 CURSOR_OPT_HOLD | CURSOR_OPT_FAST_PLAN))
+		return;
+	next_id = bf_batch_max_node_id(stmt->planTree);
 	foreach(lc, stmt->subplans)
 		next_id = Max(next_id, bf_batch_max_node_id(lfirst(lc)));
 	next_id++;
-	stmt->planTree = bf_batch_plan(stmt->planTree, scroll, &next_id);
-	/* subplans run forward only */
+	stmt->planTree = bf_batch_plan(stmt->planTree, &next_id);
 	foreach(lc, stmt->subplans)
-		lfirst(lc) = bf_batch_plan(lfirst(lc), false, &next_id);
+		lfirst(lc) = bf_batch_plan(lfirst(lc), &next_id);
 }
 
 static PlannedStmt *

@@ -94,7 +94,7 @@ like(rows(q{PREPARE p(bloomfilter) AS SELECT count(*) FROM cand WHERE $1 @> k;
 my %not_planned = (
 	'an expression key' => "SELECT count(*) FROM cand WHERE $big @> lower(k)",
 	'a filter from the row' => q{SELECT count(*) FROM cand c, filters f WHERE f.name = 'big' AND f.bf @> c.k},
-	'a volatile qual' => "SELECT count(*) FROM cand WHERE random() < 2 AND $big @> k",
+	'a cursor' => "DECLARE c CURSOR FOR SELECT id FROM cand WHERE $big @> k",
 );
 for my $name (sort keys %not_planned)
 {
@@ -122,14 +122,65 @@ for my $name (sort keys %same)
 	is($on, rows($same{$name}, 'off'), "same rows: $name");
 	isnt($on, '', "$name: rows");
 }
-# the cursor really went backward through the node
-like(rows(q{EXPLAIN (COSTS OFF) DECLARE c SCROLL CURSOR FOR SELECT id FROM cand WHERE '}
-	. $small_text . q{'::bloomfilter @> k}, 'on'), qr/BloomBatch/, 'a scrollable cursor keeps the node');
 
-# a cursor without SCROLL stays forward-only (and batched); PL/pgSQL's FOR loop too
-my ($rc, $stdout, $stderr) = $node->psql('postgres',
-	"BEGIN; DECLARE c CURSOR FOR SELECT id FROM cand WHERE $big @> k; FETCH 2 FROM c; FETCH BACKWARD 1 FROM c; COMMIT");
-like($stderr, qr/cursor can only scan forward/, 'a cursor without SCROLL: no backward fetch through the node');
+# what the scan's conditions and output run on: only the rows the node
+# reaches and passes, as without it (output expressions, other conditions
+# past a LIMIT, volatile functions, row-level security)
+$node->safe_psql('postgres', q{
+CREATE SEQUENCE s;
+CREATE FUNCTION chk(int) RETURNS bool IMMUTABLE STRICT LANGUAGE plpgsql COST 0.1
+	AS $$BEGIN IF $1 = 30 THEN RAISE EXCEPTION 'row 30 read'; END IF; RETURN true; END$$;
+CREATE FUNCTION leak(text) RETURNS text LANGUAGE plpgsql COST 0.1
+	AS $$BEGIN RAISE NOTICE 'saw %', $1; RETURN $1; END$$;
+CREATE TABLE secrets AS SELECT id, k, 'secret-' || id AS secret FROM cand WHERE id <= 100;
+ALTER TABLE secrets ENABLE ROW LEVEL SECURITY;
+CREATE ROLE alice;
+CREATE POLICY p ON secrets FOR SELECT TO alice
+	USING ((SELECT bf FROM filters WHERE name = 'big') @> k);
+GRANT SELECT ON secrets, filters TO alice;
+CREATE TABLE pts AS SELECT g AS id, NULL::point AS p FROM generate_series(1, 100) g;
+CREATE TABLE c2 AS SELECT * FROM cand WHERE id <= 1000;
+});
+my %cmp;
+for my $batch ('on', 'off')
+{
+	my %r;
+	$r{'output expressions'} = rows("SELECT 1 / (id - 1) FROM cand WHERE $big @> k ORDER BY 1 LIMIT 3", $batch);
+	$r{'conditions past a LIMIT'} = rows("SELECT id FROM cand WHERE chk(id) AND $big @> k LIMIT 1", $batch);
+	my $before = rows('SELECT nextval(\'s\')', $batch);
+	my $n = rows("SELECT count(*) FROM (SELECT nextval('s') FROM cand WHERE $big @> k) x", $batch);
+	$r{'volatile output'} = (rows('SELECT nextval(\'s\')', $batch) - $before - 1) . " for $n rows";
+	$r{'keys all NULL, a type with no key kind'} = rows(
+		"SELECT count(*) FROM cand WHERE $big @> k; SELECT count(*) FROM pts WHERE $big @> p", $batch);
+	my ($rc, $out, $err) = $node->psql('postgres',
+		"SET bloomfilter.batch_checks = $batch; SET max_parallel_workers_per_gather = 0;
+		 SET ROLE alice; SELECT leak(secret) FROM secrets");
+	my $seen = () = $err =~ /saw secret/g;
+	my $nrows = () = $out =~ /^secret-/mg;
+	$r{'row-level security'} = "$nrows rows, $seen seen";
+	($rc, $out, $err) = $node->psql('postgres',
+		"SET bloomfilter.batch_checks = $batch; BEGIN;
+		 DECLARE c CURSOR FOR SELECT id, k FROM c2 WHERE $big @> k;
+		 FETCH 2 FROM c; FETCH BACKWARD 1 FROM c;
+		 UPDATE c2 SET note = 'current' WHERE CURRENT OF c RETURNING id; ROLLBACK");
+	$r{'a cursor: backward, WHERE CURRENT OF'} = "$out$err";
+	for my $name (sort keys %r)
+	{
+		$cmp{$name}{$batch} = $r{$name};
+	}
+}
+like(rows("SET ROLE alice; EXPLAIN (VERBOSE, COSTS OFF) SELECT leak(secret) FROM secrets", 'on'),
+	qr/BloomBatch\)\n\s+Output: leak\(secrets.secret\)\n(.*\n)*\s+->  Seq Scan on public.secrets\n\s+Output: [^\n]*\n?$/,
+	'row-level security: the node evaluates the output, not the scan');
+like(rows("EXPLAIN (VERBOSE, COSTS OFF) SELECT nextval('s') FROM cand WHERE $big @> k", 'on'),
+	qr/BloomBatch\)\n\s+Output: nextval/, 'volatile output: evaluated by the node');
+for my $name (sort keys %cmp)
+{
+	is($cmp{$name}{on}, $cmp{$name}{off}, "same result: $name") or diag("off: $cmp{$name}{off}");
+}
+like($cmp{'row-level security'}{on}, qr/^(\d+) rows, \1 seen$/, 'row-level security: only visible rows seen');
+like($cmp{'volatile output'}{on}, qr/^(\d+) for \1 rows$/, 'volatile output: run for the rows returned only');
+like($cmp{'a cursor: backward, WHERE CURRENT OF'}{on}, qr/^\d+$/m, 'a cursor: WHERE CURRENT OF updated a row');
 
 # memory: a scan's per-query memory does not grow with its rows (read
 # through a PL/pgSQL cursor after 200 and after every row it returns)
