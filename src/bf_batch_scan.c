@@ -23,8 +23,9 @@
  * Reading ahead runs no code of the query: the scan below has no condition
  * and no expression to evaluate, so a row the node never reaches (past a
  * LIMIT) costs a read and a copy, never a function call.  The prefetch
- * reads no stored value and raises no error the first check of a key in the
- * batch would not.  For a filter smaller than BATCH_MIN_FILTER_BYTES (in the
+ * reads no stored value, evaluates the filter argument only once a check has
+ * (an InitPlan's output is never computed for it), and raises no error: the
+ * key's type is one the check accepts (planned only then).  For a filter smaller than BATCH_MIN_FILTER_BYTES (in the
  * caches anyway), after scans too short to pay for the copies, for a
  * backward scan and in an EvalPlanQual recheck, rows pass through one at a
  * time without a copy.
@@ -47,6 +48,7 @@
 #include "utils/syscache.h"
 
 #include "bf_batch_scan.h"
+#include "bf_keys.h"
 
 bool		bf_batch_checks = true;
 
@@ -63,6 +65,7 @@ typedef struct BatchScanState
 {
 	CustomScanState css;
 	ExprState  *filter;			/* the filter argument */
+	int			filter_param;	/* its PARAM_EXEC number, or -1 */
 	FunctionCallInfo fcinfo;	/* the check's call, for the prefetches */
 	int			filter_argno;
 	int			key_argno;
@@ -227,6 +230,10 @@ is_batch_check(Node *qual, Index scanrelid, Var **key, int *filter_argno,
 	if (list_length(args) != 2 ||
 		!check_function(funcid, filter_argno, key_argno, literal) ||
 		!filter_known(list_nth(args, *filter_argno)))
+		return false;
+	/* a key the check refuses: its error is the check's to raise, or not */
+	if (!bf_key_type_usable(exprType(list_nth(args, *key_argno)),
+							exprInputCollation(qual)))
 		return false;
 	*key = key_column(list_nth(args, *key_argno), scanrelid);
 	return *key != NULL;
@@ -417,7 +424,7 @@ make_batch_scan(SeqScan *seqscan, int *next_id)
 	}
 	scan->initPlan = NIL;
 	scan->qual = NIL;
-	scan->targetlist = child_tlist;
+	scan->targetlist = list_copy_deep(child_tlist);
 	return (Plan *) cscan;
 }
 
@@ -553,6 +560,7 @@ batch_begin(CustomScanState *node, EState *estate, int eflags)
 	ps->scanops = ExecGetResultSlotOps(child, &fixed);
 	ps->scanopsfixed = fixed && ps->scanops == &TTSOpsVirtual;
 	ps->scanopsset = true;
+	ps->subPlan = NIL;			/* those of the first compilation */
 	ps->qual = ExecInitQual(cscan->scan.plan.qual, ps);
 	ExecConditionalAssignProjectionInfo(ps,
 										node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
@@ -571,6 +579,10 @@ batch_begin(CustomScanState *node, EState *estate, int eflags)
 		collation = ((FuncExpr *) check)->inputcollid;
 	}
 	b->filter = ExecInitExpr(list_nth(args, b->filter_argno), ps);
+	b->filter_param = -1;
+	if (IsA(list_nth(args, b->filter_argno), Param) &&
+		((Param *) list_nth(args, b->filter_argno))->paramkind == PARAM_EXEC)
+		b->filter_param = ((Param *) list_nth(args, b->filter_argno))->paramid;
 
 	/* a call of its own (its call site), as the check's */
 	flinfo = palloc0(sizeof(FmgrInfo));
@@ -640,6 +652,14 @@ prefetch_batch(BatchScanState *b)
 		nkeys += !skip[i];
 	}
 	if (nkeys == 0)
+		return;
+
+	/*
+	 * An InitPlan's output is computed when a check first needs it: never
+	 * here (the scan's earlier conditions may reject every row).
+	 */
+	if (b->filter_param >= 0 &&
+		econtext->ecxt_param_exec_vals[b->filter_param].execPlan != NULL)
 		return;
 
 	ResetExprContext(econtext);
@@ -751,9 +771,11 @@ batch_end(CustomScanState *node)
 }
 
 /*
- * Rescans start batching again, unless a scan read so few rows that copying
- * them cannot pay (an inner scan of a nested loop over a small table): then
- * rows pass through for the rest of the execution.
+ * Rescans start batching again, unless a scan ran to its end having read so
+ * few rows that copying them cannot pay (an inner scan of a nested loop over
+ * a small table): then rows pass through for the rest of the execution.  (A
+ * scan stopped early, by a LIMIT or a semi-join, says nothing; a nested loop
+ * rescans its inner side before its first row, too.)
  */
 static void
 batch_rescan(CustomScanState *node)
@@ -761,7 +783,7 @@ batch_rescan(CustomScanState *node)
 	BatchScanState *b = (BatchScanState *) node;
 	PlanState  *child = linitial(node->custom_ps);
 
-	if (b->batch_cxt != NULL && b->rows_read < SHORT_SCAN_ROWS)
+	if (b->batch_cxt != NULL && b->exhausted && b->rows_read < SHORT_SCAN_ROWS)
 		b->short_scans = true;
 	b->nrows = 0;
 	b->next = 0;

@@ -140,6 +140,9 @@ CREATE POLICY p ON secrets FOR SELECT TO alice
 GRANT SELECT ON secrets, filters TO alice;
 CREATE TABLE pts AS SELECT g AS id, NULL::point AS p FROM generate_series(1, 100) g;
 CREATE TABLE c2 AS SELECT * FROM cand WHERE id <= 1000;
+CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE TABLE nd (id int, k text COLLATE ci);
+INSERT INTO nd SELECT g, 'key-' || g FROM generate_series(1, 100) g;
 });
 my %cmp;
 for my $batch ('on', 'off')
@@ -164,6 +167,15 @@ for my $batch ('on', 'off')
 		 FETCH 2 FROM c; FETCH BACKWARD 1 FROM c;
 		 UPDATE c2 SET note = 'current' WHERE CURRENT OF c RETURNING id; ROLLBACK");
 	$r{'a cursor: backward, WHERE CURRENT OF'} = "$out$err";
+	($rc, $out, $err) = $node->psql('postgres',
+		"SET bloomfilter.batch_checks = $batch; SET max_parallel_workers_per_gather = 0;
+		 SELECT id FROM cand WHERE id < 0 AND (SELECT bf FROM filters) @> k");
+	$r{'an InitPlan no row needs'} = "$rc $out$err";
+	($rc, $out, $err) = $node->psql('postgres',
+		"SET bloomfilter.batch_checks = $batch; SELECT count(*) FROM cand WHERE $big @> k;
+		 SELECT count(*) FROM nd WHERE id < 0 AND $big @> k; SELECT count(*) FROM nd WHERE $big @> k");
+	$err =~ s/^psql:[^\n]*?ERROR/ERROR/mg;
+	$r{'a nondeterministic collation'} = "$out$err";
 	for my $name (sort keys %r)
 	{
 		$cmp{$name}{$batch} = $r{$name};
@@ -179,6 +191,8 @@ for my $name (sort keys %cmp)
 	is($cmp{$name}{on}, $cmp{$name}{off}, "same result: $name") or diag("off: $cmp{$name}{off}");
 }
 like($cmp{'row-level security'}{on}, qr/^(\d+) rows, \1 seen$/, 'row-level security: only visible rows seen');
+like($cmp{'an InitPlan no row needs'}{on}, qr/^0 $/, 'an InitPlan no row needs: not run (it would fail)');
+like($cmp{'a nondeterministic collation'}{on}, qr/nondeterministic collation/, 'a nondeterministic collation: the check\'s error');
 like($cmp{'volatile output'}{on}, qr/^(\d+) for \1 rows$/, 'volatile output: run for the rows returned only');
 like($cmp{'a cursor: backward, WHERE CURRENT OF'}{on}, qr/^\d+$/m, 'a cursor: WHERE CURRENT OF updated a row');
 
