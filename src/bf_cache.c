@@ -934,30 +934,53 @@ open_in_memory(BfCallSite *site, Datum d, BfValue *v)
 	site->have_inline = true;
 }
 
-void
-bf_call_site_value(FunctionCallInfo fcinfo, BfCallSite *site, int argno,
-				   BfValue *v)
+/*
+ * Open the filter in argument argno for reading all of it; a stored value
+ * not in the cache is read only if read is true (else false is returned).
+ */
+static bool
+site_value(FunctionCallInfo fcinfo, BfCallSite *site, int argno, BfValue *v,
+		   bool read)
 {
 	Datum		d = PG_GETARG_DATUM(argno);
 	struct varlena *ptr = (struct varlena *) DatumGetPointer(d);
 	struct varatt_external toast;
+	BfCacheEntry *e;
 
 	/*
 	 * An expanded value (a PL/pgSQL variable, a sized aggregate's result) is
 	 * read where it is.
 	 */
 	if (bf_expanded_open(d, v) || bf_agg_batch_open(d, v))
-		return;
+		return true;
 
 	/* A value in memory or inline in its row costs nothing to open. */
 	if (!VARATT_IS_EXTERNAL_ONDISK(ptr))
 	{
 		open_in_memory(site, d, v);
-		return;
+		return true;
 	}
 
 	VARATT_EXTERNAL_GET_POINTER(toast, ptr);
-	*v = site_entry(site, ptr, &toast, true)->value;
+	e = site_entry(site, ptr, &toast, read);
+	if (e == NULL)
+		return false;
+	*v = e->value;
+	return true;
+}
+
+void
+bf_call_site_value(FunctionCallInfo fcinfo, BfCallSite *site, int argno,
+				   BfValue *v)
+{
+	(void) site_value(fcinfo, site, argno, v, true);
+}
+
+bool
+bf_call_site_peek(FunctionCallInfo fcinfo, BfCallSite *site, int argno,
+				  BfValue *v)
+{
+	return site_value(fcinfo, site, argno, v, false);
 }
 
 /* Read len bytes at offset of a stored value's data. */
@@ -1024,27 +1047,6 @@ site_slice_forget(BfCallSite *site, const struct varatt_external *toast)
 	}
 }
 
-bool
-bf_call_site_peek(FunctionCallInfo fcinfo, BfCallSite *site, int argno,
-				  BfValue *v)
-{
-	Datum		d = PG_GETARG_DATUM(argno);
-	struct varlena *ptr = (struct varlena *) DatumGetPointer(d);
-	struct varatt_external toast;
-	BfCacheEntry *e;
-
-	if (!VARATT_IS_EXTERNAL_ONDISK(ptr))
-	{
-		bf_call_site_value(fcinfo, site, argno, v);
-		return true;
-	}
-	VARATT_EXTERNAL_GET_POINTER(toast, ptr);
-	e = site_entry(site, ptr, &toast, false);
-	if (e == NULL)
-		return false;
-	*v = e->value;
-	return true;
-}
 
 void
 bf_call_site_probe(FunctionCallInfo fcinfo, BfCallSite *site, int argno,
