@@ -728,6 +728,9 @@ batch_next(BatchScanState *b)
 		return batch_row(b, b->next++);
 	if (!b->batching)
 	{
+		/* a scan that ended in the batch that stopped batching stays ended */
+		if (b->exhausted)
+			return NULL;
 		slot = ExecProcNode(linitial(b->css.custom_ps));
 		return TupIsNull(slot) ? NULL : slot;
 	}

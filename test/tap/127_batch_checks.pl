@@ -49,6 +49,9 @@ INSERT INTO filters SELECT 'big', bloom_agg(k, 2000000, 0.01) FROM keys;
 INSERT INTO filters SELECT 'bign', bloom_agg(n, 2000000, 0.01) FROM keys;
 INSERT INTO filters SELECT 'small', bloom_agg(k, 1000, 0.01) FROM keys WHERE id <= 1000;
 INSERT INTO filters VALUES ('null', NULL);
+INSERT INTO filters SELECT 'counting', bloom_agg(k, 200000, 0.01, 'counting') FROM keys;
+CREATE TABLE cand20 AS SELECT * FROM cand WHERE id <= 20;
+CREATE TABLE cand40 AS SELECT * FROM cand WHERE id <= 40;
 -- per-part filters for the LATERAL join
 CREATE TABLE parts (part int PRIMARY KEY, bf bloomfilter);
 INSERT INTO parts SELECT id % 4, bloom_agg(k, 1000000, 0.01) FROM keys GROUP BY 1;
@@ -114,6 +117,9 @@ my %same = (
 	'a cursor read backward' => "BEGIN; DECLARE c SCROLL CURSOR FOR SELECT id FROM cand WHERE $big @> k;
 		FETCH FORWARD 5 FROM c; FETCH BACKWARD 3 FROM c; FETCH LAST FROM c; FETCH BACKWARD 2 FROM c; COMMIT",
 	'PL/pgSQL variable' => q{SELECT count_with_variable()},
+	'under 32 rows, a constant small filter' => "SELECT count(*), count(DISTINCT id) FROM cand20 WHERE '$small_text'::bloomfilter @> k",
+	'40 rows, a small filter from an InitPlan' => q{SELECT count(*), count(DISTINCT id) FROM cand40 WHERE (SELECT bf FROM filters WHERE name = 'small') @> k},
+	'40 rows, a counting filter' => q{SELECT count(*), count(DISTINCT id) FROM cand40 WHERE (SELECT bf FROM filters WHERE name = 'counting') @> k},
 	'stored filter out of the cache' => "SET bloomfilter.cache_size = 0; SELECT count(*), sum(id) FROM cand WHERE $big @> k",
 );
 for my $name (sort keys %same)
