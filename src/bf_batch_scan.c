@@ -25,10 +25,10 @@
  * LIMIT) costs a read and a copy, never a function call.  The prefetch
  * reads no stored value, evaluates the filter argument only once a check has
  * (an InitPlan's output is never computed for it), and raises no error: the
- * key's type is one the check accepts (planned only then).  For a filter smaller than BATCH_MIN_FILTER_BYTES (in the
- * caches anyway), after scans too short to pay for the copies, for a
- * backward scan and in an EvalPlanQual recheck, rows pass through one at a
- * time without a copy.
+ * key's type is one the check accepts (planned only then).  For a filter
+ * smaller than BATCH_MIN_FILTER_BYTES (in the caches anyway), after scans
+ * too short to pay for the copies, for a backward scan and in an
+ * EvalPlanQual recheck, rows pass through one at a time without a copy.
  */
 #include "postgres.h"
 
@@ -203,6 +203,27 @@ check_function(Oid funcid, int *filter_argno, int *key_argno, bool *literal)
 	return found;
 }
 
+/* A call's function, arguments and input collation; false if not a call. */
+static bool
+call_parts(Node *expr, Oid *funcid, List **args, Oid *collation)
+{
+	if (IsA(expr, OpExpr))
+	{
+		*funcid = ((OpExpr *) expr)->opfuncid;
+		*args = ((OpExpr *) expr)->args;
+		*collation = ((OpExpr *) expr)->inputcollid;
+		return true;
+	}
+	if (IsA(expr, FuncExpr))
+	{
+		*funcid = ((FuncExpr *) expr)->funcid;
+		*args = ((FuncExpr *) expr)->args;
+		*collation = ((FuncExpr *) expr)->inputcollid;
+		return true;
+	}
+	return false;
+}
+
 /*
  * Is the condition a check of a known filter against a column of the scanned
  * table?  If so, the column, the positions of the filter and the key, and
@@ -214,26 +235,15 @@ is_batch_check(Node *qual, Index scanrelid, Var **key, int *filter_argno,
 {
 	Oid			funcid;
 	List	   *args;
+	Oid			collation;
 
-	if (IsA(qual, OpExpr))
-	{
-		funcid = ((OpExpr *) qual)->opfuncid;
-		args = ((OpExpr *) qual)->args;
-	}
-	else if (IsA(qual, FuncExpr))
-	{
-		funcid = ((FuncExpr *) qual)->funcid;
-		args = ((FuncExpr *) qual)->args;
-	}
-	else
-		return false;
-	if (list_length(args) != 2 ||
+	if (!call_parts(qual, &funcid, &args, &collation) ||
+		list_length(args) != 2 ||
 		!check_function(funcid, filter_argno, key_argno, literal) ||
 		!filter_known(list_nth(args, *filter_argno)))
 		return false;
 	/* a key the check refuses: its error is the check's to raise, or not */
-	if (!bf_key_type_usable(exprType(list_nth(args, *key_argno)),
-							exprInputCollation(qual)))
+	if (!bf_key_type_usable(exprType(list_nth(args, *key_argno)), collation))
 		return false;
 	*key = key_column(list_nth(args, *key_argno), scanrelid);
 	return *key != NULL;
@@ -566,18 +576,9 @@ batch_begin(CustomScanState *node, EState *estate, int eflags)
 										node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
 										INDEX_VAR);
 
-	if (IsA(check, OpExpr))
-	{
-		funcid = ((OpExpr *) check)->opfuncid;
-		args = ((OpExpr *) check)->args;
-		collation = ((OpExpr *) check)->inputcollid;
-	}
-	else
-	{
-		funcid = ((FuncExpr *) check)->funcid;
-		args = ((FuncExpr *) check)->args;
-		collation = ((FuncExpr *) check)->inputcollid;
-	}
+	if (!call_parts(check, &funcid, &args, &collation))
+		elog(ERROR, "BloomBatch condition %d is not a call",
+			 intVal(linitial(cscan->custom_private)));
 	b->filter = ExecInitExpr(list_nth(args, b->filter_argno), ps);
 	b->filter_param = -1;
 	if (IsA(list_nth(args, b->filter_argno), Param) &&
