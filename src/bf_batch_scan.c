@@ -34,6 +34,11 @@
 
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
+#include "commands/explain.h"
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#include "commands/explain_state.h"
+#endif
 #include "executor/executor.h"
 #include "executor/nodeCustom.h"
 #include "miscadmin.h"
@@ -61,6 +66,15 @@ bool		bf_batch_checks = true;
 /* A scan (between rescans) of fewer rows makes the later ones pass through */
 #define SHORT_SCAN_ROWS			(4 * BATCH_ROWS)
 
+/*
+ * After this many batches, since the last that prefetched, with no key to
+ * prefetch (NULL or stored out of line) or whose filter, an InitPlan's
+ * output, no row has needed yet, rows pass through until the next rescan.
+ * (A stored filter that the checks still read in slices is waited for: they
+ * read it whole soon.)
+ */
+#define IDLE_BATCHES_MAX		8
+
 typedef struct BatchScanState
 {
 	CustomScanState css;
@@ -75,6 +89,9 @@ typedef struct BatchScanState
 	bool		exhausted;		/* the scan returned its last row */
 	bool		short_scans;	/* a scan read too few rows to batch */
 	uint64		rows_read;		/* batched since the last (re)scan */
+	uint64		rows_batched;	/* batched since the start (EXPLAIN ANALYZE) */
+	int			idle_batches;	/* with nothing to ask, since the last
+								 * batch that prefetched */
 	int16		keylen;			/* the key's typlen */
 	int			natts;
 	int			nrows;			/* rows in the batch */
@@ -89,6 +106,8 @@ static void batch_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *batch_exec(CustomScanState *node);
 static void batch_end(CustomScanState *node);
 static void batch_rescan(CustomScanState *node);
+static void batch_explain(CustomScanState *node, List *ancestors,
+						  ExplainState *es);
 
 static const CustomScanMethods batch_scan_methods = {
 	.CustomName = "BloomBatch",
@@ -101,6 +120,7 @@ static const CustomExecMethods batch_exec_methods = {
 	.ExecCustomScan = batch_exec,
 	.EndCustomScan = batch_end,
 	.ReScanCustomScan = batch_rescan,
+	.ExplainCustomScan = batch_explain,
 };
 
 void
@@ -623,10 +643,11 @@ batch_row(BatchScanState *b, int i)
 
 /*
  * Prefetch the filter's lines of the batch's keys; once the filter is seen,
- * stop batching if it is small or cannot be prefetched.  Keys stored out of
- * line or compressed are not prefetched (that would read them twice), and
- * a batch without a key asks nothing (a check is never called for a NULL
- * key, so its key type is not resolved for one either).
+ * stop batching if it is NULL, small or cannot be prefetched, and after
+ * IDLE_BATCHES_MAX batches that had nothing to ask.  Keys stored
+ * out of line or compressed are not prefetched (that would read them
+ * twice), and a batch without a key asks nothing (a check is never called
+ * for a NULL key, so its key type is not resolved for one either).
  */
 static void
 prefetch_batch(BatchScanState *b)
@@ -652,26 +673,31 @@ prefetch_batch(BatchScanState *b)
 			  VARATT_IS_COMPRESSED(DatumGetPointer(keys[i]))));
 		nkeys += !skip[i];
 	}
-	if (nkeys == 0)
-		return;
-
 	/*
 	 * An InitPlan's output is computed when a check first needs it: never
 	 * here (the scan's earlier conditions may reject every row).
 	 */
-	if (b->filter_param >= 0 &&
-		econtext->ecxt_param_exec_vals[b->filter_param].execPlan != NULL)
+	if (nkeys == 0 ||
+		(b->filter_param >= 0 &&
+		 econtext->ecxt_param_exec_vals[b->filter_param].execPlan != NULL))
+	{
+		if (++b->idle_batches >= IDLE_BATCHES_MAX)
+			b->batching = false;
 		return;
+	}
 
 	ResetExprContext(econtext);
 	oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 	fcinfo->args[b->filter_argno].value = ExecEvalExpr(b->filter, econtext,
 													   &isnull);
 	fcinfo->args[b->filter_argno].isnull = isnull;
-	done = isnull ? BF_PREFETCH_LATER :
+	/* a NULL filter stays NULL until a rescan: the checks give NULL */
+	done = isnull ? BF_PREFETCH_NEVER :
 		bf_contains_prefetch(fcinfo, b->filter_argno, b->key_argno,
 							 b->literal, keys, skip, b->nrows, 1, &bytes);
 	MemoryContextSwitchTo(oldcxt);
+	if (done == BF_PREFETCH_DONE)
+		b->idle_batches = 0;
 	if (done == BF_PREFETCH_NEVER ||
 		(done == BF_PREFETCH_DONE && bytes < BATCH_MIN_FILTER_BYTES))
 		b->batching = false;
@@ -713,6 +739,7 @@ read_batch(BatchScanState *b)
 		b->nrows++;
 	}
 	b->rows_read += b->nrows;
+	b->rows_batched += b->nrows;
 	if (b->nrows == 0)
 		return false;
 	prefetch_batch(b);
@@ -792,10 +819,24 @@ batch_rescan(CustomScanState *node)
 	b->nrows = 0;
 	b->next = 0;
 	b->rows_read = 0;
+	b->idle_batches = 0;
 	b->exhausted = false;
 	b->batching = b->batch_cxt != NULL && !b->short_scans;
 	if (node->ss.ps.chgParam != NULL)
 		UpdateChangedParamSet(child, node->ss.ps.chgParam);
 	if (child->chgParam == NULL)
 		ExecReScan(child);
+}
+
+/*
+ * EXPLAIN ANALYZE: the rows this process read in batches, their filter
+ * lines prefetched; the others passed through.
+ */
+static void
+batch_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	BatchScanState *b = (BatchScanState *) node;
+
+	if (es->analyze)
+		ExplainPropertyUInteger("Rows Batched", NULL, b->rows_batched, es);
 }

@@ -315,6 +315,10 @@ SELECT progress('setup: stored filters');
 CREATE TABLE filters (name text PRIMARY KEY, bf bloomfilter);
 INSERT INTO filters SELECT 'm', bloom_agg(k, :n_m, 0.01) FROM keys_m;
 INSERT INTO filters SELECT 'l', bloom_agg(k, :n_l, 0.01) FROM keys_l;
+-- one block (64 bytes): a check of it never misses the L1 cache (target 2's
+-- floor); the keys are those of keys_m's first ten rows, as text and bigint
+INSERT INTO filters SELECT 'tiny', bloom_agg(k, 10, 0.01) FROM (SELECT k FROM keys_m LIMIT 10) s;
+INSERT INTO filters SELECT 'tinyi', bloom_agg(ki, 10, 0.01) FROM generate_series(1::bigint, 10) ki;
 SELECT clock_timestamp() AS t_big \gset
 INSERT INTO filters SELECT 'big', bloom_agg(k, :n_big, 0.01) FROM keys_big;
 SELECT extract(epoch FROM clock_timestamp() - :'t_big')::float8 AS big_build_s \gset
@@ -450,6 +454,29 @@ END $$;
 SELECT bench_checks('m', 'keys_m', :n_m, 'k', nullif(:'lat_m', '')::float8, nullif(:'hlat_m', '')::float8);
 SELECT bench_checks('l', 'keys_l', :n_l, 'k', nullif(:'lat_l', '')::float8, nullif(:'hlat_l', '')::float8);
 SELECT bench_checks('big', 'keys_big', :n_big, 'ki', nullif(:'lat_big', '')::float8, nullif(:'hlat_big', '')::float8);
+
+-- What a check costs when its line is always in the L1 cache: the call, the
+-- key's hash and the test, with no miss (the floor under each figure above).
+CREATE FUNCTION bench_check_floor(key_col text, lat float8) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+	f record;
+	fname text := CASE WHEN key_col = 'ki' THEN 'tinyi' ELSE 'tiny' END;
+BEGIN
+	PERFORM progress('target 2: checks of a 64-byte filter, key ' || key_col);
+	f := bench_diff('2. floor ' || key_col,
+		format('SELECT count(*) FROM cand5 WHERE (SELECT bf FROM filters WHERE name = %L) @> %I', fname, key_col),
+		format('SELECT count(*) FROM cand5 WHERE %I IS NOT NULL', key_col),
+		(SELECT count(*) FROM cand5));
+	PERFORM res(format('2. why: a check of a 64-byte filter (never a miss), %s key',
+					   CASE WHEN key_col = 'ki' THEN 'bigint' ELSE 'text' END),
+		ns_text(f.ns, f.noise_ns), 'ns/row',
+		format('the fixed cost of a check in a query (call, hash, test); random read in 1.2 MB %s ns',
+			   sig(lat)),
+		ratio_text(f.ns, lat, '× that read'), NULL, NULL);
+END $$;
+SELECT bench_check_floor('k', nullif(:'lat_m', '')::float8);
+SELECT bench_check_floor('ki', nullif(:'lat_m', '')::float8);
 
 -----------------------------------------------------------------------------
 -- Target 3. The 62 MB stored filter over n_cand candidates, its first read
@@ -615,6 +642,17 @@ SELECT bench_build('hll', 2, 'SELECT hll_add_agg(hll_hash_text(k)) FROM keys_l')
 SELECT bench_build('self', 0, 'SELECT bloom_agg(k) FROM keys_l');
 SELECT bench_build('self', 2, 'SELECT bloom_agg(k) FROM keys_l');
 \endif
+-- What the misses are made of, measured here too: the same build into a
+-- filter a tenth the size (it stays in the CPU's caches, so the build is the
+-- per-row work without the misses of setting bits in memory), and the
+-- speed-up this machine gives with 1 and 2 workers: bloom_agg, hll_add_agg
+-- and a plain aggregate over the same rows, sum(length(x)).
+SELECT bench_build('cached', 0, format('SELECT bloom_agg(k, %s, 0.01) FROM keys_l', :n_l / 10));
+SELECT bench_build('bloom', 1, format('SELECT bloom_agg(k, %s, 0.01) FROM keys_l', :n_l));
+SELECT bench_build('hll', 1, 'SELECT hll_add_agg(hll_hash_text(k)) FROM keys_l');
+SELECT bench_build('scan', 0, 'SELECT sum(length(k)) FROM keys_l');
+SELECT bench_build('scan', 1, 'SELECT sum(length(k)) FROM keys_l');
+SELECT bench_build('scan', 2, 'SELECT sum(length(k)) FROM keys_l');
 RESET max_parallel_workers_per_gather;
 
 CREATE FUNCTION bench_build_rows(what text, label text, nrows bigint) RETURNS void
@@ -657,6 +695,50 @@ END $$;
 
 SELECT bench_build_rows('bloom', format('bloom_agg(x, %s, 0.01)', :n_l), :n_l);
 SELECT bench_build_rows('self', 'bloom_agg(x) self-sizing', :n_l);
+CREATE FUNCTION bench_build_reasons(nrows bigint) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+	c record;
+	b record;
+	hs record;
+	sp record;
+	sp_ratio text;
+BEGIN
+	SELECT * INTO c FROM builds WHERE what = 'cached' AND workers = 0;
+	SELECT * INTO b FROM builds WHERE what = 'bloom' AND workers = 0;
+	SELECT * INTO hs FROM builds WHERE what = 'hll' AND workers = 0;
+	PERFORM res(format('1. why: bloom_agg(x, %s, 0.01), a filter in the caches, serial',
+					   to_char(nrows / 10, 'FM999,999,999')),
+				sig(c.ms / 1000), 's',
+				format('hll_add_agg serial %s s; the sized build %s s (%s)',
+					   sig(hs.ms / 1000), sig(b.ms / 1000),
+					   CASE WHEN b.ms > c.ms
+							THEN sig((b.ms - c.ms) / 1000) || ' s more: its misses in memory'
+							ELSE 'no slower: no misses to speak of' END),
+				sig(c.ms / hs.ms, 2) || '× hll', NULL, NULL);
+	SELECT * INTO sp FROM builds WHERE what = 'self' AND workers = 0;
+	IF sp IS NOT NULL THEN
+		PERFORM res('1. why: bloom_agg(x) self-sizing, serial, over the sized build',
+					sig((sp.ms - b.ms) / 1000), 's',
+					format('the sized build %s s; the difference is keeping, sorting and deduplicating each row''s hash to count the distinct keys',
+						   sig(b.ms / 1000)),
+					sig(sp.ms / b.ms, 2) || '× the sized build', NULL, NULL);
+	END IF;
+	-- speed-ups with 1 and 2 workers: bloom_agg, hll_add_agg, sum(length(x))
+	SELECT string_agg(format('%s %s× / %s×', w.label,
+							 sig(s0.ms / s1.ms, 2), sig(s0.ms / s2.ms, 2)), '; ' ORDER BY w.ord)
+	INTO sp_ratio
+	FROM (VALUES (1, 'bloom', 'bloom_agg sized'), (2, 'hll', 'hll_add_agg'),
+				 (3, 'scan', 'sum(length(x))')) AS w(ord, what, label)
+	JOIN builds s0 ON s0.what = w.what AND s0.workers = 0
+	JOIN builds s1 ON s1.what = w.what AND s1.workers = 1
+	JOIN builds s2 ON s2.what = w.what AND s2.workers = 2;
+	SELECT * INTO sp FROM builds WHERE what = 'scan' AND workers = 2;
+	PERFORM res('1. why: this machine''s speed-up, sum(length(x)) over the same rows, 2 workers',
+				sig((SELECT ms FROM builds WHERE what = 'scan' AND workers = 0) / sp.ms, 2), '×',
+				'with 1 worker / 2 workers: ' || sp_ratio, NULL, NULL, NULL);
+END $$;
+SELECT bench_build_reasons(:n_l);
 SELECT res('1. (plan) ' || what || ', 2 workers', NULL, NULL, 'nodes: ' || nodes, NULL, NULL, NULL)
 FROM builds WHERE workers = 2 AND nodes NOT LIKE '%Partial Aggregate%' ORDER BY what;
 

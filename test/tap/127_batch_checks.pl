@@ -15,6 +15,8 @@
 # 3. No false negative: every key added is found through the node.
 # 4. An UPDATE through the node that waits for a row another session
 #    updates, then rechecks it (EvalPlanQual), ends as it does without it.
+# Also: EXPLAIN ANALYZE's Rows Batched for each case where batching stops
+# or goes on.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -201,6 +203,38 @@ like($cmp{'an InitPlan no row needs'}{on}, qr/^0 $/, 'an InitPlan no row needs: 
 like($cmp{'a nondeterministic collation'}{on}, qr/nondeterministic collation/, 'a nondeterministic collation: the check\'s error');
 like($cmp{'volatile output'}{on}, qr/^(\d+) for \1 rows$/, 'volatile output: run for the rows returned only');
 like($cmp{'a cursor: backward, WHERE CURRENT OF'}{on}, qr/^\d+$/m, 'a cursor: WHERE CURRENT OF updated a row');
+
+# EXPLAIN ANALYZE's Rows Batched: every row for a large filter (in the
+# cache or read by the checks), the first batches only where batching cannot
+# pay: a small, NULL or counting filter (seen in the second batch: the
+# InitPlan runs for the first batch's checks), keys all NULL, an InitPlan
+# that no row needs (8 batches of 32 rows)
+sub batched
+{
+	my ($sql) = @_;
+	my $out = rows("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $sql", 'on');
+	return $out =~ /Rows Batched: (\d+)/ ? $1 : "none in:\n$out";
+}
+$node->safe_psql('postgres', q{CREATE TABLE nullkeys AS SELECT g AS id, NULL::text AS k FROM generate_series(1, 1000) g});
+my %batched = (
+	'a large filter' => [ "SELECT count(*) FROM cand WHERE $big @> k", 300000 ],
+	'a large filter out of the cache' =>
+		[ "SET bloomfilter.cache_size = 0; EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM cand WHERE $big @> k", 300000 ],
+	'a small filter' => [ q{SELECT count(*) FROM cand WHERE (SELECT bf FROM filters WHERE name = 'small') @> k}, 64 ],
+	'a NULL filter' => [ q{SELECT count(*) FROM cand WHERE (SELECT bf FROM filters WHERE name = 'null') @> k}, 64 ],
+	'a counting filter' => [ q{SELECT count(*) FROM cand WHERE (SELECT bf FROM filters WHERE name = 'counting') @> k}, 64 ],
+	'keys all NULL' => [ "SELECT count(*) FROM nullkeys WHERE $big @> k", 256 ],
+	'an InitPlan no row needs' => [ "SELECT count(*) FROM cand WHERE id < 0 AND $big @> k", 256 ],
+);
+for my $name (sort keys %batched)
+{
+	my ($sql, $want) = @{ $batched{$name} };
+	# the out-of-the-cache case sets its GUC first, then explains
+	my $got = $sql =~ /^SET/
+		? (rows($sql, 'on') =~ /Rows Batched: (\d+)/ ? $1 : 'none')
+		: batched($sql);
+	is($got, $want, "rows batched: $name");
+}
 
 # memory: a scan's per-query memory does not grow with its rows (read
 # through a PL/pgSQL cursor after 200 and after every row it returns)
