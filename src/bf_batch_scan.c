@@ -66,15 +66,6 @@ bool		bf_batch_checks = true;
 /* A scan (between rescans) of fewer rows makes the later ones pass through */
 #define SHORT_SCAN_ROWS			(4 * BATCH_ROWS)
 
-/*
- * After this many batches, since the last that prefetched, with no key to
- * prefetch (NULL or stored out of line) or whose filter, an InitPlan's
- * output, no row has needed yet, rows pass through until the next rescan.
- * (A stored filter that the checks still read in slices is waited for: they
- * read it whole soon.)
- */
-#define IDLE_BATCHES_MAX		8
-
 typedef struct BatchScanState
 {
 	CustomScanState css;
@@ -89,9 +80,8 @@ typedef struct BatchScanState
 	bool		exhausted;		/* the scan returned its last row */
 	bool		short_scans;	/* a scan read too few rows to batch */
 	uint64		rows_read;		/* batched since the last (re)scan */
-	uint64		rows_batched;	/* batched since the start (EXPLAIN ANALYZE) */
-	int			idle_batches;	/* with nothing to ask, since the last
-								 * batch that prefetched */
+	uint64		rows_batched;	/* EXPLAIN ANALYZE: rows copied into batches */
+	uint64		keys_prefetched;	/* and keys whose line was prefetched */
 	int16		keylen;			/* the key's typlen */
 	int			natts;
 	int			nrows;			/* rows in the batch */
@@ -296,7 +286,8 @@ tlist_only_vars(List *tlist, Index scanrelid)
 	{
 		Var		   *v = (Var *) ((TargetEntry *) lfirst(lc))->expr;
 
-		if (!IsA(v, Var) || v->varno != scanrelid || v->varlevelsup != 0)
+		if (!IsA(v, Var) || v->varno != scanrelid || v->varlevelsup != 0 ||
+			v->varattno == InvalidAttrNumber)
 			return false;
 	}
 	return true;
@@ -304,7 +295,9 @@ tlist_only_vars(List *tlist, Index scanrelid)
 
 /*
  * Add the columns node reads to the child's targetlist (as resjunk entries),
- * those not there yet; false if it reads a Var of another relation.
+ * those not there yet; false if it reads a Var of another relation, or the
+ * whole row (the child would form it, its values stored out of line read,
+ * for every row it reads ahead).
  */
 static bool
 add_columns(List **tlist, Node *node, Index scanrelid)
@@ -318,7 +311,8 @@ add_columns(List **tlist, Node *node, Index scanrelid)
 	{
 		Var		   *var = lfirst(lc);
 
-		if (var->varno != scanrelid || var->varlevelsup != 0)
+		if (var->varno != scanrelid || var->varlevelsup != 0 ||
+			var->varattno == InvalidAttrNumber)
 			return false;
 		if (tlist_var_resno(*tlist, var) == 0)
 			*tlist = lappend(*tlist,
@@ -643,9 +637,8 @@ batch_row(BatchScanState *b, int i)
 
 /*
  * Prefetch the filter's lines of the batch's keys; once the filter is seen,
- * stop batching if it is NULL, small or cannot be prefetched, and after
- * IDLE_BATCHES_MAX batches that had nothing to ask.  Keys stored
- * out of line or compressed are not prefetched (that would read them
+ * stop batching if it is NULL, empty, small or cannot be prefetched.  Keys
+ * stored out of line or compressed are not prefetched (that would read them
  * twice), and a batch without a key asks nothing (a check is never called
  * for a NULL key, so its key type is not resolved for one either).
  */
@@ -680,11 +673,7 @@ prefetch_batch(BatchScanState *b)
 	if (nkeys == 0 ||
 		(b->filter_param >= 0 &&
 		 econtext->ecxt_param_exec_vals[b->filter_param].execPlan != NULL))
-	{
-		if (++b->idle_batches >= IDLE_BATCHES_MAX)
-			b->batching = false;
 		return;
-	}
 
 	ResetExprContext(econtext);
 	oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
@@ -697,7 +686,7 @@ prefetch_batch(BatchScanState *b)
 							 b->literal, keys, skip, b->nrows, 1, &bytes);
 	MemoryContextSwitchTo(oldcxt);
 	if (done == BF_PREFETCH_DONE)
-		b->idle_batches = 0;
+		b->keys_prefetched += nkeys;
 	if (done == BF_PREFETCH_NEVER ||
 		(done == BF_PREFETCH_DONE && bytes < BATCH_MIN_FILTER_BYTES))
 		b->batching = false;
@@ -819,7 +808,6 @@ batch_rescan(CustomScanState *node)
 	b->nrows = 0;
 	b->next = 0;
 	b->rows_read = 0;
-	b->idle_batches = 0;
 	b->exhausted = false;
 	b->batching = b->batch_cxt != NULL && !b->short_scans;
 	if (node->ss.ps.chgParam != NULL)
@@ -829,14 +817,17 @@ batch_rescan(CustomScanState *node)
 }
 
 /*
- * EXPLAIN ANALYZE: the rows this process read in batches, their filter
- * lines prefetched; the others passed through.
+ * EXPLAIN ANALYZE: the rows this process copied into batches (the others
+ * passed through) and the keys among them whose filter line it prefetched,
+ * over all the node's loops.
  */
 static void
 batch_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	BatchScanState *b = (BatchScanState *) node;
 
-	if (es->analyze)
-		ExplainPropertyUInteger("Rows Batched", NULL, b->rows_batched, es);
+	if (!es->analyze)
+		return;
+	ExplainPropertyUInteger("Rows Batched", NULL, b->rows_batched, es);
+	ExplainPropertyUInteger("Keys Prefetched", NULL, b->keys_prefetched, es);
 }

@@ -32,9 +32,9 @@ extern int	bf_batch_max_node_id(Plan *plan);
 typedef enum BfPrefetch
 {
 	BF_PREFETCH_DONE,			/* the lines are on their way */
-	BF_PREFETCH_LATER,			/* not now: a stored value not read yet, or
-								 * an empty filter */
-	BF_PREFETCH_NEVER			/* not for this filter and key type */
+	BF_PREFETCH_LATER,			/* not now: a stored value not read yet */
+	BF_PREFETCH_NEVER			/* not for this filter and key type (an
+								 * empty filter: nothing to read) */
 } BfPrefetch;
 
 /*

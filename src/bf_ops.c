@@ -333,8 +333,9 @@ bf_contains_prefetch(FunctionCallInfo fcinfo, int filter_argno, int key_argno,
 		return BF_PREFETCH_LATER;
 	if (v.hdr.family != BF_FAMILY_BLOOM || v.hdr.layout == BF_LAYOUT_COUNTING)
 		return BF_PREFETCH_NEVER;
+	/* an empty filter answers "no" without reading its bits */
 	if (v.hdr.key_kind == BF_KEY_NONE)
-		return BF_PREFETCH_LATER;
+		return BF_PREFETCH_NEVER;
 	kt = key_type(fcinfo, site, key_argno, filter_argno, literal);
 	/* only where the check itself takes its usual way, raising nothing */
 	if (v.hdr.key_kind != (int) kt->kind || kt->basetype == CHAROID)
