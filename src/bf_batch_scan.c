@@ -26,9 +26,12 @@
  * reads no stored value, evaluates the filter argument only once a check has
  * (an InitPlan's output is never computed for it), and raises no error: the
  * key's type is one the check accepts (planned only then).  For a filter
- * smaller than BATCH_MIN_FILTER_BYTES (in the caches anyway), after scans
- * too short to pay for the copies, for a backward scan and in an
- * EvalPlanQual recheck, rows pass through one at a time without a copy.
+ * smaller than BATCH_MIN_FILTER_BYTES (in the caches anyway), NULL, empty or
+ * not prefetchable, after scans too short to pay for the copies, for a
+ * backward scan and in an EvalPlanQual recheck, rows pass through one at a
+ * time without a copy; and for pauses while batches find nothing to
+ * prefetch (IDLE_BATCHES).  A query that reads the whole row plans no node:
+ * the scan would form it for every row read ahead.
  */
 #include "postgres.h"
 
@@ -66,6 +69,20 @@ bool		bf_batch_checks = true;
 /* A scan (between rescans) of fewer rows makes the later ones pass through */
 #define SHORT_SCAN_ROWS			(4 * BATCH_ROWS)
 
+/*
+ * A batch with nothing to prefetch (its keys NULL or stored out of line, or
+ * the filter not seen yet: an InitPlan's output no check has needed, a
+ * stored filter that the checks still read in slices, or never read whole,
+ * as an empty one) copies its rows for nothing.  After IDLE_BATCHES of them
+ * in a row, rows pass through for a pause, then a batch tries again; each
+ * pause is twice the last, from PAUSE_MIN_ROWS to PAUSE_MAX_ROWS rows, until
+ * a batch prefetches.  So a scan that never prefetches copies 256 rows per
+ * pause, and one whose keys come later loses at most a pause of prefetches.
+ */
+#define IDLE_BATCHES			8
+#define PAUSE_MIN_ROWS			1024
+#define PAUSE_MAX_ROWS			65536
+
 typedef struct BatchScanState
 {
 	CustomScanState css;
@@ -79,7 +96,11 @@ typedef struct BatchScanState
 	bool		batching;		/* false: rows pass through */
 	bool		exhausted;		/* the scan returned its last row */
 	bool		short_scans;	/* a scan read too few rows to batch */
-	uint64		rows_read;		/* batched since the last (re)scan */
+	uint64		rows_read;		/* read since the last (re)scan */
+	int			idle_batches;	/* in a row, with nothing to prefetch */
+	uint64		pause_rows;		/* left to pass through before a batch tries
+								 * again; 0: batching stopped for the scan */
+	uint64		next_pause;
 	uint64		rows_batched;	/* EXPLAIN ANALYZE: rows copied into batches */
 	uint64		keys_prefetched;	/* and keys whose line was prefetched */
 	int16		keylen;			/* the key's typlen */
@@ -609,6 +630,7 @@ batch_begin(CustomScanState *node, EState *estate, int eflags)
 	/* the rows of a backward scan or a recheck pass through */
 	b->batching = (eflags & (EXEC_FLAG_BACKWARD | EXEC_FLAG_EXPLAIN_ONLY)) == 0 &&
 		estate->es_epq_active == NULL;
+	b->next_pause = PAUSE_MIN_ROWS;
 	b->natts = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor->natts;
 	Assert(b->keyatt >= 1 && b->keyatt <= b->natts);
 	b->keylen = TupleDescAttr(node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
@@ -637,10 +659,11 @@ batch_row(BatchScanState *b, int i)
 
 /*
  * Prefetch the filter's lines of the batch's keys; once the filter is seen,
- * stop batching if it is NULL, empty, small or cannot be prefetched.  Keys
- * stored out of line or compressed are not prefetched (that would read them
- * twice), and a batch without a key asks nothing (a check is never called
- * for a NULL key, so its key type is not resolved for one either).
+ * stop batching if it is NULL, empty, small or cannot be prefetched, and
+ * pause after IDLE_BATCHES batches that prefetched nothing.  Keys stored out
+ * of line or compressed are not prefetched (that would read them twice),
+ * and a batch without a key asks nothing (a check is never called for a
+ * NULL key, so its key type is not resolved for one either).
  */
 static void
 prefetch_batch(BatchScanState *b)
@@ -673,23 +696,40 @@ prefetch_batch(BatchScanState *b)
 	if (nkeys == 0 ||
 		(b->filter_param >= 0 &&
 		 econtext->ecxt_param_exec_vals[b->filter_param].execPlan != NULL))
-		return;
+		done = BF_PREFETCH_LATER;
+	else
+	{
+		ResetExprContext(econtext);
+		oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+		fcinfo->args[b->filter_argno].value = ExecEvalExpr(b->filter, econtext,
+														   &isnull);
+		fcinfo->args[b->filter_argno].isnull = isnull;
+		/* a NULL filter stays NULL until a rescan: the checks give NULL */
+		done = isnull ? BF_PREFETCH_NEVER :
+			bf_contains_prefetch(fcinfo, b->filter_argno, b->key_argno,
+								 b->literal, keys, skip, b->nrows, 1, &bytes);
+		MemoryContextSwitchTo(oldcxt);
+	}
 
-	ResetExprContext(econtext);
-	oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-	fcinfo->args[b->filter_argno].value = ExecEvalExpr(b->filter, econtext,
-													   &isnull);
-	fcinfo->args[b->filter_argno].isnull = isnull;
-	/* a NULL filter stays NULL until a rescan: the checks give NULL */
-	done = isnull ? BF_PREFETCH_NEVER :
-		bf_contains_prefetch(fcinfo, b->filter_argno, b->key_argno,
-							 b->literal, keys, skip, b->nrows, 1, &bytes);
-	MemoryContextSwitchTo(oldcxt);
 	if (done == BF_PREFETCH_DONE)
+	{
 		b->keys_prefetched += nkeys;
+		b->idle_batches = 0;
+		b->next_pause = PAUSE_MIN_ROWS;
+	}
 	if (done == BF_PREFETCH_NEVER ||
 		(done == BF_PREFETCH_DONE && bytes < BATCH_MIN_FILTER_BYTES))
+	{
 		b->batching = false;
+		b->pause_rows = 0;
+	}
+	else if (done == BF_PREFETCH_LATER && ++b->idle_batches >= IDLE_BATCHES)
+	{
+		b->batching = false;
+		b->pause_rows = b->next_pause;
+		b->next_pause = Min(b->next_pause * 2, PAUSE_MAX_ROWS);
+		b->idle_batches = 0;
+	}
 }
 
 /* Read the next batch of rows from the child; false if there is none. */
@@ -745,11 +785,22 @@ batch_next(BatchScanState *b)
 		return batch_row(b, b->next++);
 	if (!b->batching)
 	{
-		/* a scan that ended in the batch that stopped batching stays ended */
+		/* a scan that ended (in a batch, or passing through) stays ended */
 		if (b->exhausted)
 			return NULL;
-		slot = ExecProcNode(linitial(b->css.custom_ps));
-		return TupIsNull(slot) ? NULL : slot;
+		if (b->pause_rows > 0 && --b->pause_rows == 0)
+			b->batching = true; /* the pause is over: a batch tries again */
+		else
+		{
+			slot = ExecProcNode(linitial(b->css.custom_ps));
+			if (TupIsNull(slot))
+			{
+				b->exhausted = true;
+				return NULL;
+			}
+			b->rows_read++;
+			return slot;
+		}
 	}
 	if (!read_batch(b))
 		return NULL;
@@ -808,6 +859,9 @@ batch_rescan(CustomScanState *node)
 	b->nrows = 0;
 	b->next = 0;
 	b->rows_read = 0;
+	b->idle_batches = 0;
+	b->pause_rows = 0;
+	b->next_pause = PAUSE_MIN_ROWS;
 	b->exhausted = false;
 	b->batching = b->batch_cxt != NULL && !b->short_scans;
 	if (node->ss.ps.chgParam != NULL)
