@@ -14,7 +14,6 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use IPC::Run;
 use FindBin;
 use lib $FindBin::RealBin;
 use SharedFilterTest;
@@ -73,21 +72,8 @@ my @cases = (
 sub run_case
 {
 	my ($guards, $b_sql, $a_sql) = @_;
-	my $b = $node->background_psql('postgres');
-	$b->query_safe("BEGIN; $b_sql");
-	my ($out, $err) = ('', '');
-	my $a = IPC::Run::start(
-		[ 'psql', '-X', '-A', '-t', '-q', '-d', $node->connstr('postgres'),
-		  '-c', "SET bloomfilter.planner_guards = $guards; SET application_name = 'epq_a'; $a_sql" ],
-		'>', \$out, '2>', \$err);
-	my $waiting = poll_for($node, 'postgres',
-		q{SELECT count(*) FROM pg_stat_activity WHERE application_name = 'epq_a' AND wait_event_type = 'Lock'},
-		'1', 30);
-	$b->query_safe('COMMIT');
-	$b->quit;
-	$a->finish;
-	$err =~ s/^psql:[^\n]*?(ERROR|WARNING)/$1/mg;
-	return ($waiting, "$out$err");
+	return while_rows_held($node, 'postgres', $b_sql,
+		"SET bloomfilter.planner_guards = $guards; $a_sql");
 }
 
 my %got;

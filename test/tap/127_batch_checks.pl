@@ -22,7 +22,6 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use IPC::Run;
 use FindBin;
 use lib $FindBin::RealBin;
 use SharedFilterTest;
@@ -331,22 +330,12 @@ my %epq;
 for my $batch ('on', 'off')
 {
 	$node->safe_psql('postgres', 'DROP TABLE IF EXISTS e; CREATE TABLE e AS SELECT * FROM cand WHERE id <= 2000; ANALYZE e');
-	my $b = $node->background_psql('postgres');
-	$b->query_safe(q{BEGIN; UPDATE e SET k = 'moved' WHERE id = 20; UPDATE e SET k = 'key-77' WHERE id = 21; UPDATE e SET n = 1 WHERE id = 40});
-	my ($out, $err) = ('', '');
-	my $a = IPC::Run::start(
-		[ 'psql', '-X', '-A', '-t', '-q', '-d', $node->connstr('postgres'),
-		  '-c', "SET bloomfilter.batch_checks = $batch; SET application_name = 'epq_a';
-		         UPDATE e SET note = 'seen' WHERE $big @> k AND id <= 60 RETURNING id, k" ],
-		'>', \$out, '2>', \$err);
-	my $waiting = poll_for($node, 'postgres',
-		q{SELECT count(*) FROM pg_stat_activity WHERE application_name = 'epq_a' AND wait_event_type = 'Lock'},
-		'1', 30);
-	$b->query_safe('COMMIT');
-	$b->quit;
-	$a->finish;
+	my ($waiting, $res) = while_rows_held($node, 'postgres',
+		q{UPDATE e SET k = 'moved' WHERE id = 20; UPDATE e SET k = 'key-77' WHERE id = 21; UPDATE e SET n = 1 WHERE id = 40},
+		"SET bloomfilter.batch_checks = $batch;
+		 UPDATE e SET note = 'seen' WHERE $big @> k AND id <= 60 RETURNING id, k");
 	ok($waiting, "EvalPlanQual, batch_checks $batch: A waited for B");
-	$epq{$batch} = "$out$err";
+	$epq{$batch} = $res;
 }
 is($epq{on}, $epq{off}, 'EvalPlanQual: the same rows with the node as without');
 unlike($epq{on}, qr/^20\|/m, 'EvalPlanQual: the key moved away is not updated');

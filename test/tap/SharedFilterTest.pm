@@ -7,6 +7,7 @@ use warnings;
 use Exporter 'import';
 use Test::More;
 use Time::HiRes qw(usleep);
+use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 
@@ -15,7 +16,8 @@ our $wait_seconds = 60;
 
 our @EXPORT = qw(lit sqlstate sqlstate_of missing state_of poll_for wait_ready
   shared_node server_back postmaster_pid crash_watch server_intact no_false_negatives
-  contains_error guard_trigger_list psql_as plant_traps partition_moves_follow);
+  contains_error guard_trigger_list psql_as plant_traps partition_moves_follow
+  while_rows_held);
 
 # A SQL string literal.
 sub lit
@@ -76,6 +78,30 @@ sub poll_for
 		usleep(100_000);
 	}
 	return 0;
+}
+
+# Run $a_sql (in a psql of its own, application_name epq_a) while another
+# session holds the rows $b_sql changes in an open transaction; commit that
+# transaction once $a_sql waits for a lock.  Returns (whether it waited,
+# its output and errors, "psql:...:" prefixes removed).
+sub while_rows_held
+{
+	my ($node, $db, $b_sql, $a_sql) = @_;
+	my $b = $node->background_psql($db);
+	$b->query_safe("BEGIN; $b_sql");
+	my ($out, $err) = ('', '');
+	my $a = IPC::Run::start(
+		[ 'psql', '-X', '-A', '-t', '-q', '-d', $node->connstr($db),
+		  '-c', "SET application_name = 'epq_a'; $a_sql" ],
+		'>', \$out, '2>', \$err);
+	my $waiting = poll_for($node, $db,
+		q{SELECT count(*) FROM pg_stat_activity WHERE application_name = 'epq_a' AND wait_event_type = 'Lock'},
+		'1', 30);
+	$b->query_safe('COMMIT');
+	$b->quit;
+	$a->finish;
+	$err =~ s/^psql:[^\n]*?(ERROR|WARNING)/$1/mg;
+	return ($waiting, "$out$err");
 }
 
 # True once the server answers again after a crash reset, within the
