@@ -74,10 +74,11 @@ bool		bf_batch_checks = true;
  * the filter not seen yet: an InitPlan's output no check has needed, a
  * stored filter that the checks still read in slices, or never read whole,
  * as an empty one) copies its rows for nothing.  After IDLE_BATCHES of them
- * in a row, rows pass through for a pause, then a batch tries again; each
+ * in a row, rows pass through for a pause, then batching tries again; each
  * pause is twice the last, from PAUSE_MIN_ROWS to PAUSE_MAX_ROWS rows, until
  * a batch prefetches.  So a scan that never prefetches copies 256 rows per
  * pause, and one whose keys come later loses at most a pause of prefetches.
+ * A rescan starts over (its parameters may give another filter).
  */
 #define IDLE_BATCHES			8
 #define PAUSE_MIN_ROWS			1024
@@ -788,19 +789,17 @@ batch_next(BatchScanState *b)
 		/* a scan that ended (in a batch, or passing through) stays ended */
 		if (b->exhausted)
 			return NULL;
-		if (b->pause_rows > 0 && --b->pause_rows == 0)
-			b->batching = true; /* the pause is over: a batch tries again */
-		else
+		slot = ExecProcNode(linitial(b->css.custom_ps));
+		if (TupIsNull(slot))
 		{
-			slot = ExecProcNode(linitial(b->css.custom_ps));
-			if (TupIsNull(slot))
-			{
-				b->exhausted = true;
-				return NULL;
-			}
-			b->rows_read++;
-			return slot;
+			b->exhausted = true;
+			return NULL;
 		}
+		b->rows_read++;
+		/* after a pause's last row, batches try again */
+		if (b->pause_rows > 0 && --b->pause_rows == 0)
+			b->batching = true;
+		return slot;
 	}
 	if (!read_batch(b))
 		return NULL;

@@ -211,9 +211,14 @@ like($cmp{'a cursor: backward, WHERE CURRENT OF'}{on}, qr/^\d+$/m, 'a cursor: WH
 # prefetched; a small one: the second batch's keys; an empty one given as a
 # parameter: one batch.  Nothing to prefetch (keys all NULL, an InitPlan no
 # row needs, an empty stored filter, whose checks never read it whole): 8
-# batches, then pauses of 1024, 2048, ... rows with a batch between.  Keys
-# that come after 2000 NULL ones: prefetched once a batch after a pause
-# finds them (at row 3583).
+# batches, then pauses of 1024, 2048, ... 65536 rows with 8 batches between
+# (2560 rows batched of 300000).  Keys that come after 2000 NULL ones:
+# prefetched once a batch after a pause finds them (from row 3585).  Keys
+# between two runs of NULL ones (the first 7 batches of them checked while
+# the filter is read in slices): the pause after them starts again at 1024.
+# Rescans: a scan that passed through to its end counts every row it read
+# (not short), one of fewer than 128 rows is short (later loops pass
+# through), and a rescan in a pause starts over.
 sub batched
 {
 	my ($sql) = @_;
@@ -224,6 +229,10 @@ my $ea = 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)';
 $node->safe_psql('postgres', q{
 CREATE TABLE nullkeys AS SELECT g AS id, NULL::text AS k FROM generate_series(1, 1000) g;
 CREATE TABLE latekeys AS SELECT g AS id, CASE WHEN g > 2000 THEN 'key-' || g END AS k FROM generate_series(1, 20000) g;
+CREATE TABLE midkeys AS SELECT g AS id, CASE WHEN g BETWEEN 1281 AND 1600 THEN 'key-' || g END AS k FROM generate_series(1, 6000) g;
+CREATE TABLE k100 AS SELECT g AS id, 'key-' || g AS k FROM generate_series(1, 100) g;
+CREATE TABLE k1000 AS SELECT g AS id, 'key-' || g AS k FROM generate_series(1, 1000) g;
+CREATE TABLE k2000 AS SELECT g AS id, 'key-' || g AS k FROM generate_series(1, 2000) g;
 INSERT INTO filters SELECT 'empty', bloom_empty(2000000, 0.01);
 });
 my $nonnull = rows('SELECT count(k) FROM cand', 'on');
@@ -237,10 +246,20 @@ my %batched = (
 	'a counting filter' => [ $from->('counting'), 64, 64, 0, 0 ],
 	'an empty filter, a parameter' => [ "PREPARE pe(bloomfilter) AS SELECT count(*) FROM cand WHERE \$1 @> k;
 		$ea EXECUTE pe(bloom_empty(2000000, 0.01))", 32, 32, 0, 0 ],
-	'an empty stored filter' => [ $from->('empty'), 2000, 3000, 0, 0 ],
+	'an empty stored filter' => [ $from->('empty'), 2560, 2560, 0, 0 ],
 	'keys all NULL' => [ "$ea SELECT count(*) FROM nullkeys WHERE $big @> k", 256, 256, 0, 0 ],
-	'an InitPlan no row needs' => [ "$ea SELECT count(*) FROM cand WHERE id < 0 AND $big @> k", 2000, 3000, 0, 0 ],
-	'keys after 2000 NULL ones' => [ "$ea SELECT count(*) FROM latekeys WHERE $big @> k", 16000, 17000, 16000, 17000 ],
+	'an InitPlan no row needs' => [ "$ea SELECT count(*) FROM cand WHERE id < 0 AND $big @> k", 2560, 2560, 0, 0 ],
+	'keys after 2000 NULL ones' => [ "$ea SELECT count(*) FROM latekeys WHERE $big @> k", 16928, 16928, 16416, 16416 ],
+	'keys between NULL ones' => [ "$ea SELECT count(*) FROM midkeys WHERE $big @> k", 1344, 1344, 96, 96 ],
+	'rescans: a small filter passed through 1000 rows, then a large one' =>
+		[ "$ea SELECT f.name, (SELECT count(*) FROM k1000 c WHERE f.bf @> c.k) FROM (SELECT * FROM filters WHERE name IN ('small', 'big') ORDER BY name DESC) f",
+		  1032, 1032, 700, 1032 ],
+	'rescans: a short scan (100 rows), then a large filter' =>
+		[ "$ea SELECT f.name, (SELECT count(*) FROM k100 c WHERE f.bf @> c.k) FROM (SELECT * FROM filters WHERE name IN ('small', 'big') ORDER BY name DESC) f",
+		  32, 32, 0, 32 ],
+	'rescans: a rescan in a pause starts over' =>
+		[ "$ea SELECT f.name, (SELECT count(*) FROM k2000 c WHERE f.bf @> c.k) FROM (SELECT * FROM filters WHERE name IN ('empty', 'big') ORDER BY name DESC) f",
+		  2512, 2512, 1700, 2000 ],
 );
 for my $name (sort keys %batched)
 {
