@@ -44,5 +44,14 @@ _PG_init(void)
 	 * and the shared functions raise an error with a hint.
 	 */
 	if (process_shared_preload_libraries_in_progress)
+	{
 		bf_shared_init();
+
+		/*
+		 * Only now is every GUC of the library defined: reserving the prefix
+		 * earlier would drop a setting of a later one (planner_guards in
+		 * postgresql.conf, ALTER SYSTEM or -c) as a misspelled placeholder.
+		 */
+		MarkGUCPrefixReserved("bloomfilter");
+	}
 }

@@ -236,7 +236,7 @@ def_from_tuple(HeapTuple tup, TupleDesc desc, const DefColumns *c, BfDefinition 
 	return d->layout == BF_LAYOUT_BLOCKED || bf_guard_follows_deletes(d->layout);
 }
 
-/* Every definition, read with a fresh snapshot. */
+/* Every definition, read with a fresh catalog snapshot. */
 List *
 bf_def_all(void)
 {
@@ -251,7 +251,16 @@ bf_def_all(void)
 	check_config_current();
 	rel = table_open(cfgoid, AccessShareLock);
 	def_columns(RelationGetDescr(rel), &cols);
-	snap = RegisterSnapshot(GetLatestSnapshot());
+
+	/*
+	 * The latest definitions, read as catalogs are: with a fresh catalog
+	 * snapshot.  GetLatestSnapshot() is refused in parallel mode, where a
+	 * parallel query's check or gate may be the first to read them; the
+	 * definitions are the extension's configuration, not the query's data,
+	 * so they need not be read with the query's snapshot.
+	 */
+	InvalidateCatalogSnapshot();
+	snap = RegisterSnapshot(GetCatalogSnapshot(cfgoid));
 	scan = table_beginscan(rel, snap, 0, NULL);
 	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
 	{

@@ -26,6 +26,7 @@
 
 #include "access/htup_details.h"
 #include "access/parallel.h"
+#include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_operator.h"
@@ -154,10 +155,11 @@ gate_relcache_callback(Datum arg, Oid relid)
 /*
  * The guards of this database, NIL when the extension is not installed (or
  * not updated); *cfgoid is the configuration table (InvalidOid then).  The
- * list is valid until bf_def_epoch changes.
+ * list is the backend's own: it is valid until the next catalog access,
+ * which may take in an invalidation and read the definitions again.
  */
-List *
-bf_gate_definitions(Oid *cfgoid)
+static List *
+gate_defs_current(Oid *cfgoid)
 {
 	*cfgoid = InvalidOid;
 	if (!gate_callback_registered)
@@ -202,20 +204,45 @@ bf_gate_definitions(Oid *cfgoid)
 	return gate_defs;
 }
 
-static const BfDefinition *
-gate_def_by_id(int64 id)
+/*
+ * The guards of this database (see gate_defs_current), copied into the
+ * current memory context: the caller may look up catalogs while it reads
+ * them.
+ */
+List *
+bf_gate_definitions(Oid *cfgoid)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, gate_defs_current(cfgoid))
+	{
+		BfDefinition *d = palloc(sizeof(BfDefinition));
+
+		memcpy(d, lfirst(lc), sizeof(BfDefinition));
+		result = lappend(result, d);
+	}
+	return result;
+}
+
+/* Copy the definition with this id into *def; false if there is none. */
+static bool
+gate_def_by_id(int64 id, BfDefinition *def)
 {
 	Oid			cfgoid;
 	ListCell   *lc;
 
-	foreach(lc, bf_gate_definitions(&cfgoid))
+	foreach(lc, gate_defs_current(&cfgoid))
 	{
 		BfDefinition *d = lfirst(lc);
 
 		if (d->id == id)
-			return d;
+		{
+			*def = *d;
+			return true;
+		}
 	}
-	return NULL;
+	return false;
 }
 
 /*
@@ -226,11 +253,11 @@ gate_def_by_id(int64 id)
 AttrNumber
 bf_gate_guarded_attnum(int64 defid, Oid relid)
 {
-	const BfDefinition *def = gate_def_by_id(defid);
+	BfDefinition def;
 
-	if (def == NULL)
+	if (!gate_def_by_id(defid, &def))
 		return InvalidAttrNumber;
-	return get_attnum(relid, NameStr(def->column_name));
+	return get_attnum(relid, NameStr(def.column_name));
 }
 
 /* ---------------------------------------------------------------------
@@ -317,12 +344,13 @@ Datum
 bloom_shared_skipped_scans(PG_FUNCTION_ARGS)
 {
 	int64		defid = PG_GETARG_INT64(0);
-	const BfDefinition *def = gate_def_by_id(defid);
+	BfDefinition def;
 	Oid			cfgoid = bf_config_table(true);
 	uint64		sum = 0;
 
-	if (def == NULL || !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(def->relid)) ||
-		!may_see_counts(def))
+	if (!gate_def_by_id(defid, &def) ||
+		!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(def.relid)) ||
+		!may_see_counts(&def))
 		PG_RETURN_NULL();
 
 	for (int i = 0; i < gate_ncounters; i++)
@@ -389,7 +417,6 @@ static uint64 gate_states_epoch = 0;
 static void
 state_resolve(GateState *g)
 {
-	const BfDefinition *def = gate_def_by_id(g->key.defid);
 	Oid			atttypid;
 	int32		atttypmod;
 	Oid			attcoll;
@@ -398,26 +425,26 @@ state_resolve(GateState *g)
 	g->usable = false;
 	g->ref = BF_FILTER_REF_NONE;
 	g->access.lxid = InvalidLocalTransactionId;
-	if (def == NULL)
+	/* a copy: the catalog lookups below may read the definitions again */
+	if (!gate_def_by_id(g->key.defid, &g->def))
 		return;
-	g->def = *def;
 	g->def.member = g->key.member;
 	/*
 	 * A guard on a partitioned table has a filter per partition only, which
 	 * answers for a partition of that table only.
 	 */
-	if (OidIsValid(g->key.member) != bf_tree_per_partition(def->relid))
+	if (OidIsValid(g->key.member) != bf_tree_per_partition(g->def.relid))
 		return;
 	if (OidIsValid(g->key.member) &&
 		(get_rel_relkind(g->key.member) != RELKIND_RELATION ||
-		 !bf_tree_contains(def->relid, g->key.member)))
+		 !bf_tree_contains(g->def.relid, g->key.member)))
 		return;
-	(void) bf_gate_definitions(&cfgoid);
+	(void) gate_defs_current(&cfgoid);
 	g->cfgoid = cfgoid;
-	g->attnum = get_attnum(def->relid, NameStr(def->column_name));
+	g->attnum = get_attnum(g->def.relid, NameStr(g->def.column_name));
 	if (g->attnum == InvalidAttrNumber)
 		return;
-	get_atttypetypmodcoll(def->relid, g->attnum, &atttypid, &atttypmod, &attcoll);
+	get_atttypetypmodcoll(g->def.relid, g->attnum, &atttypid, &atttypmod, &attcoll);
 	switch (bf_gate_key_mode(atttypid, attcoll, g->key.argtype))
 	{
 		case BF_GATE_AS_COLUMN:
@@ -568,13 +595,17 @@ state_answer(GateState *g, const Datum *keys, int nkeys)
  * Can a gate answer "no" in this backend now?  Not while the planner guards
  * are off, on a standby, while a statement's writes have not reached the
  * filters, nor in a parallel worker, which does not know the leader's open
- * writers.
+ * writers.  Nor under SERIALIZABLE: the scan a "no" skips would have taken
+ * the predicate locks by which a concurrent insert of the key is seen as a
+ * conflict, and a filter in shared memory has no page to lock in their place
+ * (two transactions that each found no row for a key and inserted it would
+ * both commit).
  */
 bool
 bf_gates_can_answer(void)
 {
 	return bf_planner_guards && bf_shared_available() && !RecoveryInProgress() &&
-		!IsParallelWorker() && !bf_unfired_writes();
+		!IsParallelWorker() && !IsolationIsSerializable() && !bf_unfired_writes();
 }
 
 /*

@@ -22,6 +22,11 @@
  * The function answers with the keys unchanged whenever the gate could not
  * answer "no" (see bf_gate.c), so a narrowed plan finds what the plain one
  * finds in every case the gate does.
+ *
+ * A parallel-aware scan is never narrowed: its participants share one scan
+ * of one list of keys (a Parallel Index Scan steps through the array keys
+ * in shared memory), but a gate answers "maybe" in a parallel worker, so
+ * the leader and the workers would search different arrays.
  */
 #include "postgres.h"
 
@@ -213,7 +218,7 @@ bf_gate_narrow(List *gates, Plan *child, List *rtable)
 	Oid			relid;
 	bool		narrowed = false;
 
-	if (child == NULL ||
+	if (child == NULL || child->parallel_aware ||
 		!(IsA(child, IndexScan) || IsA(child, IndexOnlyScan) ||
 		  IsA(child, BitmapHeapScan)))
 		return false;

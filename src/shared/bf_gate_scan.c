@@ -423,21 +423,28 @@ replace_gates(Plan *plan, List *rtable, bool parallel)
 }
 
 /*
- * Checks of large filters in sequential scans, batched (bf_batch_scan.c);
- * not in a cursor's plan, where WHERE CURRENT OF must find the scan itself
- * and its current row (the cursors of DECLARE and PL/pgSQL are planned with
- * CURSOR_OPT_FAST_PLAN).
+ * Is this the plan of a cursor?  WHERE CURRENT OF finds a cursor's row in
+ * the scan of the table, looking through Results and Appends
+ * (execCurrent.c) but not into custom scans without a relation of their
+ * own: a cursor's plan keeps its gating Results (checked on the first
+ * row) and gets neither BloomGate, BloomAppend nor BloomBatch.  The
+ * cursors of DECLARE and PL/pgSQL are planned with CURSOR_OPT_FAST_PLAN.
  */
+static bool
+is_cursor_plan(int cursorOptions)
+{
+	return (cursorOptions & (CURSOR_OPT_BINARY | CURSOR_OPT_SCROLL |
+							 CURSOR_OPT_NO_SCROLL | CURSOR_OPT_INSENSITIVE |
+							 CURSOR_OPT_HOLD | CURSOR_OPT_FAST_PLAN)) != 0;
+}
+
+/* Checks of large filters in sequential scans, batched (bf_batch_scan.c). */
 static void
-batch_checks(PlannedStmt *stmt, int cursorOptions)
+batch_checks(PlannedStmt *stmt)
 {
 	int			next_id;
 	ListCell   *lc;
 
-	if (cursorOptions & (CURSOR_OPT_BINARY | CURSOR_OPT_SCROLL |
-						 CURSOR_OPT_NO_SCROLL | CURSOR_OPT_INSENSITIVE |
-						 CURSOR_OPT_HOLD | CURSOR_OPT_FAST_PLAN))
-		return;
 	next_id = bf_batch_max_node_id(stmt->planTree);
 	foreach(lc, stmt->subplans)
 		next_id = Max(next_id, bf_batch_max_node_id(lfirst(lc)));
@@ -457,6 +464,8 @@ bf_planner(Query *parse, const char *query_string, int cursorOptions,
 		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
 	else
 		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
+	if (is_cursor_plan(cursorOptions))
+		return stmt;
 	if (bf_planner_guards)
 	{
 		stmt->planTree = replace_gates(stmt->planTree, stmt->rtable, false);
@@ -464,7 +473,7 @@ bf_planner(Query *parse, const char *query_string, int cursorOptions,
 		replace_gates_in(stmt->subplans, stmt->rtable, stmt->parallelModeNeeded);
 	}
 	if (bf_batch_checks)
-		batch_checks(stmt, cursorOptions);
+		batch_checks(stmt);
 	return stmt;
 }
 

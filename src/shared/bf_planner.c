@@ -9,8 +9,10 @@
  * itself or through an ancestor.  For each restriction clause
  *     column = value          (pg_catalog's "=")
  *     column = ANY (array)
- * where value has no Vars, no volatile functions and no subplans (a
- * constant, a parameter, a stable expression), it adds a pseudo-constant
+ * where value is known before the scan and cannot fail to evaluate (a
+ * constant, a parameter, a value of the parent query; see cannot_fail: a
+ * gate evaluates it even where the scan would never evaluate its
+ * condition), it adds a pseudo-constant
  * clause bloom_shared_gate(definition id, value) (bloom_shared_gate_any for
  * an array); createplan.c turns it into a gating Result node above the scan:
  * EXPLAIN shows it as a One-Time Filter, evaluated once per (re)scan.  When
@@ -22,9 +24,10 @@
  * operator is pg_catalog's "=", it compares the column as the column's keys
  * are hashed, the value's type is one bloom_shared_gate hashes (see
  * bf_gate_key_mode), and the comparison's collation is deterministic.
- * Tables with row-level security get no gate.  Every plan made while the
- * extension is installed depends on the configuration table, so guarding
- * and unguarding (which write it) invalidate cached plans.
+ * Tables with row-level security get no gate.  A plan with gates depends
+ * on the configuration table, so that changes of the guards (which write
+ * it) make it again; other plans depend on their tables only, whose guard
+ * triggers bloom_guard and bloom_unguard create and drop.
  */
 #include "postgres.h"
 
@@ -33,6 +36,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_operator.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
@@ -214,13 +218,102 @@ is_column(Node *node, Index rti, AttrNumber attnum)
 		((Var *) node)->varattno == attnum;
 }
 
-/* Known before the scan: no Vars, nothing volatile, no subplans. */
+/*
+ * Is the Param one an outer query level supplies to this one (an outer
+ * query's column in a correlated subquery, or in a LATERAL subquery that
+ * was not pulled up)?  Such Params are listed in the plan_params of the
+ * level that supplies them while this level is planned; their values are
+ * computed before this level runs.
+ */
 static bool
-is_scan_constant(Node *node)
+is_outer_param(PlannerInfo *root, Param *param)
 {
-	return !contain_var_clause(node) &&
-		!contain_volatile_functions(node) &&
-		!contain_subplans(node);
+	if (param->paramkind != PARAM_EXEC)
+		return false;
+	for (PlannerInfo *outer = root->parent_root; outer != NULL;
+		 outer = outer->parent_root)
+	{
+		ListCell   *lc;
+
+		foreach(lc, outer->plan_params)
+		{
+			if (((PlannerParamItem *) lfirst(lc))->paramId == param->paramid)
+				return true;
+		}
+	}
+	return false;
+}
+
+static bool cannot_fail(PlannerInfo *root, Node *node);
+
+static bool
+all_cannot_fail(PlannerInfo *root, List *args)
+{
+	ListCell   *lc;
+
+	foreach(lc, args)
+	{
+		if (!cannot_fail(root, lfirst(lc)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A call of a function that raises no error that depends on its arguments
+ * (leakproof: the property PostgreSQL's security barriers rely on, e.g.
+ * int4 to int8) and has one value for the statement (not volatile: a gate
+ * evaluates it once, a sequential scan's filter per row).
+ */
+static bool
+is_safe_call(PlannerInfo *root, Oid funcid, List *args)
+{
+	return get_func_leakproof(funcid) &&
+		func_volatile(funcid) != PROVOLATILE_VOLATILE &&
+		all_cannot_fail(root, args);
+}
+
+/*
+ * Is the value known before the scan, and can it be had without an error?
+ * A gate evaluates it where the scan may never evaluate its condition (an
+ * empty table, LIMIT 0, an empty outer side), so only what cannot fail is
+ * gated on: constants, the statement's parameters, outer query levels'
+ * values, relabelings and leakproof functions of these, and
+ * one-dimensional ARRAY[...] of them.  Not a cast that can fail ($1::int4
+ * of a text parameter), arithmetic that can overflow or divide by zero,
+ * nor an InitPlan's output (evaluating it runs the subquery, which the
+ * scan of an empty table never does).
+ */
+static bool
+cannot_fail(PlannerInfo *root, Node *node)
+{
+	if (node == NULL)
+		return false;
+	switch (nodeTag(node))
+	{
+		case T_Const:
+			return true;
+		case T_Param:
+			return ((Param *) node)->paramkind == PARAM_EXTERN ||
+				is_outer_param(root, (Param *) node);
+		case T_RelabelType:
+			return cannot_fail(root, (Node *) ((RelabelType *) node)->arg);
+		case T_FuncExpr:
+			return !((FuncExpr *) node)->funcretset &&
+				is_safe_call(root, ((FuncExpr *) node)->funcid,
+							 ((FuncExpr *) node)->args);
+		case T_OpExpr:
+			set_opfuncid((OpExpr *) node);
+			return !((OpExpr *) node)->opretset &&
+				is_safe_call(root, ((OpExpr *) node)->opfuncid,
+							 ((OpExpr *) node)->args);
+		case T_ArrayExpr:
+			/* array parameters of different dimensions make no array */
+			return !((ArrayExpr *) node)->multidims &&
+				all_cannot_fail(root, ((ArrayExpr *) node)->elements);
+		default:
+			return false;
+	}
 }
 
 /*
@@ -306,8 +399,8 @@ make_gate(bool any, int64 defid, Oid member, Node *value, Oid collation)
 
 /* The gate for one restriction clause, or NULL. */
 static Expr *
-gate_for_clause(Expr *clause, Index rti, AttrNumber attnum, Oid coltype,
-				Oid colcoll, int64 defid, Oid member)
+gate_for_clause(PlannerInfo *root, Expr *clause, Index rti, AttrNumber attnum,
+				Oid coltype, Oid colcoll, int64 defid, Oid member)
 {
 	if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
 	{
@@ -318,7 +411,7 @@ gate_for_clause(Expr *clause, Index rti, AttrNumber attnum, Oid coltype,
 			Node	   *col = list_nth(op->args, side);
 			Node	   *val = list_nth(op->args, 1 - side);
 
-			if (is_column(col, rti, attnum) && is_scan_constant(val) &&
+			if (is_column(col, rti, attnum) && cannot_fail(root, val) &&
 				collation_agrees(op->inputcollid) &&
 				operator_agrees(op->opno, side, coltype, colcoll, exprType(val)))
 				return make_gate(false, defid, member, val, op->inputcollid);
@@ -332,7 +425,7 @@ gate_for_clause(Expr *clause, Index rti, AttrNumber attnum, Oid coltype,
 		Oid			elemtype = get_element_type(exprType(arr));
 
 		if (OidIsValid(elemtype) &&
-			is_column(col, rti, attnum) && is_scan_constant(arr) &&
+			is_column(col, rti, attnum) && cannot_fail(root, arr) &&
 			collation_agrees(sa->inputcollid) &&
 			operator_agrees(sa->opno, 0, coltype, colcoll, elemtype))
 			return make_gate(true, defid, member, arr, sa->inputcollid);
@@ -367,7 +460,8 @@ add_gate(PlannerInfo *root, RelOptInfo *rel, Expr *gate)
 	root->hasPseudoConstantQuals = true;
 }
 
-static void
+/* Add the gates of a definition to the relation; true if there are any. */
+static bool
 add_gates_of(PlannerInfo *root, RelOptInfo *rel, Index rti, Oid relid,
 			 const BfDefinition *def)
 {
@@ -381,7 +475,7 @@ add_gates_of(PlannerInfo *root, RelOptInfo *rel, Index rti, Oid relid,
 	Oid			member = bf_tree_per_partition(def->relid) ? relid : InvalidOid;
 
 	if (attnum == InvalidAttrNumber)
-		return;
+		return false;
 	get_atttypetypmodcoll(relid, attnum, &coltype, &coltypmod, &colcoll);
 	foreach(lc, rel->baserestrictinfo)
 	{
@@ -390,13 +484,14 @@ add_gates_of(PlannerInfo *root, RelOptInfo *rel, Index rti, Oid relid,
 
 		if (rinfo->pseudoconstant)
 			continue;
-		gate = gate_for_clause(rinfo->clause, rti, attnum, coltype, colcoll,
-							   def->id, member);
+		gate = gate_for_clause(root, rinfo->clause, rti, attnum, coltype,
+							   colcoll, def->id, member);
 		if (gate)
 			gates = lappend(gates, gate);
 	}
 	foreach(lc, gates)
 		add_gate(root, rel, lfirst(lc));
+	return gates != NIL;
 }
 
 static void
@@ -406,6 +501,7 @@ bf_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	List	   *defs;
 	List	   *guarding;
 	Oid			cfgoid;
+	bool		gated = false;
 	ListCell   *lc;
 
 	if (prev_set_rel_pathlist_hook)
@@ -415,14 +511,10 @@ bf_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		(rel->reloptkind != RELOPT_BASEREL &&
 		 rel->reloptkind != RELOPT_OTHER_MEMBER_REL))
 		return;
-	defs = bf_gate_definitions(&cfgoid);
-	if (!OidIsValid(cfgoid))
+	if (rel->baserestrictinfo == NIL)
 		return;
-	/* guarding and unguarding must invalidate this plan */
-	if (!list_member_oid(root->glob->relationOids, cfgoid))
-		root->glob->relationOids = lappend_oid(root->glob->relationOids, cfgoid);
-	if (defs == NIL || rel->baserestrictinfo == NIL || !gate_functions() ||
-		has_row_security(rte->relid))
+	defs = bf_gate_definitions(&cfgoid);
+	if (defs == NIL || !gate_functions() || has_row_security(rte->relid))
 		return;
 	guarding = guarding_tables(root, rti, rte->relid);
 	foreach(lc, defs)
@@ -430,9 +522,20 @@ bf_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		BfDefinition *def = lfirst(lc);
 
 		if (list_member_oid(guarding, def->relid))
-			add_gates_of(root, rel, rti, rte->relid, def);
+			gated |= add_gates_of(root, rel, rti, rte->relid, def);
 	}
 	list_free(guarding);
+	list_free_deep(defs);
+
+	/*
+	 * A gated plan is made again when the guards change (a gate of a guard
+	 * that is gone answers "maybe", but its scan should not pay for it).
+	 * A plan without gates needs no such dependency: it is correct as it
+	 * is, and guarding or unguarding a table creates or drops the table's
+	 * guard triggers, which invalidates the plans that scan it.
+	 */
+	if (gated && !list_member_oid(root->glob->relationOids, cfgoid))
+		root->glob->relationOids = lappend_oid(root->glob->relationOids, cfgoid);
 }
 
 static void

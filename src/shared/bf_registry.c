@@ -169,14 +169,8 @@ bf_shared_init(void)
 							0,
 							NULL, NULL, NULL);
 	bf_removals_define_guc();
-#if PG_VERSION_NUM >= 150000
-	MarkGUCPrefixReserved("bloomfilter");
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = bf_shmem_request;
-#else
-	EmitWarningsOnPlaceholders("bloomfilter");
-	bf_request_shmem();
-#endif
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = bf_shmem_startup;
 	prev_object_access_hook = object_access_hook;
