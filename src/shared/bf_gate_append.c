@@ -330,15 +330,14 @@ append_scan_begin(CustomScanState *node, EState *estate, int eflags)
 		int			i = foreach_current_index(lc);
 		PlanState  *child;
 
-		if (maybe == NULL || !OidIsValid(list_nth_oid(PRIVATE_PARTITIONS(cscan), i)))
-			child = ExecInitNode(lfirst(lc), estate, eflags);
-		else if (maybe[i])
-			child = bf_gate_scan_init_maybe(lfirst(lc), estate, eflags);
-		else
+		/* a "maybe" child's BloomGate asks again: a filter only gains keys */
+		if (maybe != NULL && OidIsValid(list_nth_oid(PRIVATE_PARTITIONS(cscan), i)) &&
+			!maybe[i])
 		{
 			a->skipped++;
 			continue;
 		}
+		child = ExecInitNode(lfirst(lc), estate, eflags);
 		a->children[a->nchildren++] = child;
 		node->custom_ps = lappend(node->custom_ps, child);
 	}

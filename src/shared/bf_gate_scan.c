@@ -64,9 +64,6 @@ typedef struct GateScanState
 
 static planner_hook_type prev_planner_hook = NULL;
 
-/* set while BloomAppend initializes a gate it found "maybe" */
-static bool gate_known_maybe = false;
-
 static Node *gate_scan_create_state(CustomScan *cscan);
 static void gate_scan_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *gate_scan_exec(CustomScanState *node);
@@ -539,40 +536,17 @@ bf_gate_scan_defers(EState *estate, int eflags, bool parallel)
 		(parallel && estate->es_instrument != 0);
 }
 
-/* A BloomGate whose gate BloomAppend has just found "maybe". */
-PlanState *
-bf_gate_scan_init_maybe(Plan *plan, EState *estate, int eflags)
-{
-	PlanState  *ps;
-
-	gate_known_maybe = true;
-	PG_TRY();
-	{
-		ps = ExecInitNode(plan, estate, eflags);
-	}
-	PG_FINALLY();
-	{
-		gate_known_maybe = false;
-	}
-	PG_END_TRY();
-	return ps;
-}
-
 static void
 gate_scan_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	GateScanState *g = (GateScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	bool		known_maybe = gate_known_maybe;
 
-	gate_known_maybe = false;
 	g->gate = ExecInitQual(cscan->custom_exprs, &node->ss.ps);
 	g->answer = GATE_UNCHECKED;
 	g->deferred = bf_gate_scan_defers(estate, eflags,
 									  intVal(lsecond(cscan->custom_private)) != 0);
-	if (known_maybe)
-		g->answer = GATE_MAYBE;
-	else if (!g->deferred)
+	if (!g->deferred)
 		g->answer = gate_says_maybe(g) ? GATE_MAYBE : GATE_NO;
 	if (g->answer != GATE_NO)
 		init_child(g, estate, eflags);

@@ -229,8 +229,6 @@ struct Append;
 extern bool bf_gate_scan_defers(struct EState *estate, int eflags, bool parallel);
 extern struct FuncExpr *bf_gate_scan_partition_gate(struct Plan *plan);
 extern List *bf_gate_scan_output(struct Plan *plan, Index *scanrelid, bool *failed);
-extern struct PlanState *bf_gate_scan_init_maybe(struct Plan *plan,
-												 struct EState *estate, int eflags);
 extern struct Plan *bf_gate_append(struct Append *append, bool parallel);	/* bf_gate_append.c */
 extern void bf_gate_append_init(void);
 extern bool bf_gates_can_answer(void);
