@@ -40,6 +40,7 @@ SHARED_OBJS = \
 
 OBJS = \
 	src/bloomfilter.o \
+	src/bf_catalog.o \
 	src/bf_keys.o \
 	src/bf_value.o \
 	src/bf_cache.o \

@@ -35,8 +35,6 @@
  */
 #include "postgres.h"
 
-#include "catalog/pg_language.h"
-#include "catalog/pg_proc.h"
 #include "commands/explain.h"
 #if PG_VERSION_NUM >= 180000
 #include "commands/explain_format.h"
@@ -56,6 +54,7 @@
 #include "utils/syscache.h"
 
 #include "bf_batch_scan.h"
+#include "bf_catalog.h"
 #include "bf_keys.h"
 
 bool		bf_batch_checks = true;
@@ -183,56 +182,29 @@ key_column(Node *arg, Index scanrelid)
 /*
  * Is funcid one of this extension's checks of one key, bloom_contains or
  * bloom_contained (operators @> and <@)?  If so, the arguments holding the
- * filter and the key, and whether the key is a bloom_literal.  Read from the
- * catalog (the C symbol of a C function of this library): nothing is loaded.
+ * filter and the key, and whether the key is a bloom_literal.
  */
 static bool
 check_function(Oid funcid, int *filter_argno, int *key_argno, bool *literal)
 {
-	HeapTuple	tup;
-	Form_pg_proc proc;
-	Datum		d;
-	bool		isnull;
-	char	   *symbol;
-	char	   *library;
-	bool		found = false;
-
-	if (funcid < FirstNormalObjectId)
-		return false;
-	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
-	if (!HeapTupleIsValid(tup))
-		return false;
-	proc = (Form_pg_proc) GETSTRUCT(tup);
-	if (proc->prolang != ClanguageId || proc->pronargs != 2)
+	switch (bf_check_fn(funcid))
 	{
-		ReleaseSysCache(tup);
-		return false;
+		case BF_CHECK_FN_CONTAINS:
+		case BF_CHECK_FN_CONTAINS_LITERAL:
+			*filter_argno = 0;
+			*key_argno = 1;
+			break;
+		case BF_CHECK_FN_CONTAINED:
+		case BF_CHECK_FN_CONTAINED_LITERAL:
+			*filter_argno = 1;
+			*key_argno = 0;
+			break;
+		default:
+			return false;
 	}
-	d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_probin, &isnull);
-	library = isnull ? NULL : TextDatumGetCString(d);
-	d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
-	symbol = isnull ? NULL : TextDatumGetCString(d);
-	ReleaseSysCache(tup);
-	if (library == NULL || symbol == NULL ||
-		strcmp(library, "$libdir/bloomfilter") != 0)
-		return false;
-	*literal = strcmp(symbol, "bloom_contains_literal") == 0 ||
-		strcmp(symbol, "bloom_contained_literal") == 0;
-	if (strcmp(symbol, "bloom_contains") == 0 ||
-		strcmp(symbol, "bloom_contains_literal") == 0)
-	{
-		*filter_argno = 0;
-		*key_argno = 1;
-		found = true;
-	}
-	else if (strcmp(symbol, "bloom_contained") == 0 ||
-			 strcmp(symbol, "bloom_contained_literal") == 0)
-	{
-		*filter_argno = 1;
-		*key_argno = 0;
-		found = true;
-	}
-	return found;
+	*literal = bf_check_fn(funcid) == BF_CHECK_FN_CONTAINS_LITERAL ||
+		bf_check_fn(funcid) == BF_CHECK_FN_CONTAINED_LITERAL;
+	return true;
 }
 
 /* A call's function, arguments and input collation; false if not a call. */

@@ -25,6 +25,7 @@
 #include "storage/lockdefs.h"
 #include "utils/timestamp.h"
 
+#include "bf_catalog.h"
 #include "bf_format.h"
 #include "bf_hash.h"
 #include "bf_keys.h"
@@ -136,7 +137,6 @@ extern bool bf_filter_needs_build(const BfDefinition *def);
 
 /* bf_definitions.c: the configuration table */
 extern uint64 bf_def_epoch;
-extern Oid	bf_extension_schema(bool missing_ok);
 extern Oid	bf_config_table(bool missing_ok);
 extern bool bf_config_current(void);
 extern bool bf_def_by_name(const char *name, BfDefinition *def);
