@@ -68,10 +68,12 @@ static Oid
 lookup_fn(Oid nsp, const char *name, Oid arg0, Oid arg1)
 {
 	Oid			args[2] = {arg0, arg1};
+	char	   *nspname = get_namespace_name(nsp);
 
-	if (!OidIsValid(arg0) || !OidIsValid(arg1))
+	/* the schema may have been dropped meanwhile */
+	if (!OidIsValid(arg0) || !OidIsValid(arg1) || nspname == NULL)
 		return InvalidOid;
-	return LookupFuncName(list_make2(makeString(get_namespace_name(nsp)),
+	return LookupFuncName(list_make2(makeString(nspname),
 									 makeString(pstrdup(name))),
 						  2, args, true);
 }

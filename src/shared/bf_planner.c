@@ -85,13 +85,17 @@ static Oid
 lookup_gate_fn(Oid nsp, const char *name, Oid argtype, bool partition)
 {
 	Oid			argtypes[3] = {INT8OID, argtype, InvalidOid};
+	char	   *nspname = get_namespace_name(nsp);
 
 	if (partition)
 	{
 		argtypes[1] = REGCLASSOID;
 		argtypes[2] = argtype;
 	}
-	return LookupFuncName(list_make2(makeString(get_namespace_name(nsp)),
+
+	if (nspname == NULL)
+		return InvalidOid;		/* the schema was dropped meanwhile */
+	return LookupFuncName(list_make2(makeString(nspname),
 									 makeString(pstrdup(name))),
 						  partition ? 3 : 2, argtypes, true);
 }
@@ -263,14 +267,32 @@ all_cannot_fail(PlannerInfo *root, List *args)
  * A call of a function that raises no error that depends on its arguments
  * (leakproof: the property PostgreSQL's security barriers rely on, e.g.
  * int4 to int8) and has one value for the statement (not volatile: a gate
- * evaluates it once, a sequential scan's filter per row).
+ * evaluates it once, a sequential scan's filter per row), with a collation
+ * if it takes strings.
  */
 static bool
-is_safe_call(PlannerInfo *root, Oid funcid, List *args)
+is_safe_call(PlannerInfo *root, Oid funcid, Oid inputcollid, List *args)
 {
-	return get_func_leakproof(funcid) &&
-		func_volatile(funcid) != PROVOLATILE_VOLATILE &&
-		all_cannot_fail(root, args);
+	ListCell   *lc;
+
+	if (!get_func_leakproof(funcid) ||
+		func_volatile(funcid) == PROVOLATILE_VOLATILE ||
+		!all_cannot_fail(root, args))
+		return false;
+
+	/*
+	 * A leakproof comparison of strings (text_larger) still fails when its
+	 * inputs' implicit collations conflict and leave it none.
+	 */
+	if (!OidIsValid(inputcollid))
+	{
+		foreach(lc, args)
+		{
+			if (type_is_collatable(exprType(lfirst(lc))))
+				return false;
+		}
+	}
+	return true;
 }
 
 /*
@@ -301,11 +323,13 @@ cannot_fail(PlannerInfo *root, Node *node)
 		case T_FuncExpr:
 			return !((FuncExpr *) node)->funcretset &&
 				is_safe_call(root, ((FuncExpr *) node)->funcid,
+							 ((FuncExpr *) node)->inputcollid,
 							 ((FuncExpr *) node)->args);
 		case T_OpExpr:
 			set_opfuncid((OpExpr *) node);
 			return !((OpExpr *) node)->opretset &&
 				is_safe_call(root, ((OpExpr *) node)->opfuncid,
+							 ((OpExpr *) node)->inputcollid,
 							 ((OpExpr *) node)->args);
 		case T_ArrayExpr:
 			/* array parameters of different dimensions make no array */
@@ -365,10 +389,18 @@ bf_planner_array_clause_agrees(Oid opno, Oid coltype, Oid colcoll, Oid elemtype)
 	return operator_agrees(opno, 0, coltype, colcoll, elemtype);
 }
 
+/*
+ * Does a comparison of a value of type typid under collation compare as the
+ * filter's keys do?  A collatable type compared without a collation (its
+ * inputs' implicit collations conflict) is an error when "=" is evaluated,
+ * which a gate's "no" must not hide: no gate then.
+ */
 static bool
-collation_agrees(Oid collation)
+collation_agrees(Oid collation, Oid typid)
 {
-	return !OidIsValid(collation) || get_collation_isdeterministic(collation);
+	if (!OidIsValid(collation))
+		return !type_is_collatable(typid);
+	return get_collation_isdeterministic(collation);
 }
 
 /*
@@ -412,7 +444,7 @@ gate_for_clause(PlannerInfo *root, Expr *clause, Index rti, AttrNumber attnum,
 			Node	   *val = list_nth(op->args, 1 - side);
 
 			if (is_column(col, rti, attnum) && cannot_fail(root, val) &&
-				collation_agrees(op->inputcollid) &&
+				collation_agrees(op->inputcollid, exprType(val)) &&
 				operator_agrees(op->opno, side, coltype, colcoll, exprType(val)))
 				return make_gate(false, defid, member, val, op->inputcollid);
 		}
@@ -426,7 +458,7 @@ gate_for_clause(PlannerInfo *root, Expr *clause, Index rti, AttrNumber attnum,
 
 		if (OidIsValid(elemtype) &&
 			is_column(col, rti, attnum) && cannot_fail(root, arr) &&
-			collation_agrees(sa->inputcollid) &&
+			collation_agrees(sa->inputcollid, elemtype) &&
 			operator_agrees(sa->opno, 0, coltype, colcoll, elemtype))
 			return make_gate(true, defid, member, arr, sa->inputcollid);
 	}
@@ -511,7 +543,11 @@ bf_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		(rel->reloptkind != RELOPT_BASEREL &&
 		 rel->reloptkind != RELOPT_OTHER_MEMBER_REL))
 		return;
-	if (rel->baserestrictinfo == NIL)
+	/*
+	 * A sample scan checks its TABLESAMPLE arguments when it starts, on any
+	 * table, even an empty one: skipping it would hide their errors.
+	 */
+	if (rel->baserestrictinfo == NIL || rte->tablesample != NULL)
 		return;
 	defs = bf_gate_definitions(&cfgoid);
 	if (defs == NIL || !gate_functions() || has_row_security(rte->relid))
