@@ -10,7 +10,7 @@
  *     column = value          (pg_catalog's "=")
  *     column = ANY (array)
  * where value is known before the scan and cannot fail to evaluate (a
- * constant, a parameter, a value of the parent query; see cannot_fail: a
+ * constant, a parameter, an outer query level's value; see cannot_fail: a
  * gate evaluates it even where the scan would never evaluate its
  * condition), it adds a pseudo-constant
  * clause bloom_shared_gate(definition id, value) (bloom_shared_gate_any for
