@@ -187,7 +187,9 @@ key_column(Node *arg, Index scanrelid)
 static bool
 check_function(Oid funcid, int *filter_argno, int *key_argno, bool *literal)
 {
-	switch (bf_check_fn(funcid))
+	BfCheckFn	fn = bf_check_fn(funcid);
+
+	switch (fn)
 	{
 		case BF_CHECK_FN_CONTAINS:
 		case BF_CHECK_FN_CONTAINS_LITERAL:
@@ -202,8 +204,8 @@ check_function(Oid funcid, int *filter_argno, int *key_argno, bool *literal)
 		default:
 			return false;
 	}
-	*literal = bf_check_fn(funcid) == BF_CHECK_FN_CONTAINS_LITERAL ||
-		bf_check_fn(funcid) == BF_CHECK_FN_CONTAINED_LITERAL;
+	*literal = fn == BF_CHECK_FN_CONTAINS_LITERAL ||
+		fn == BF_CHECK_FN_CONTAINED_LITERAL;
 	return true;
 }
 
