@@ -1,7 +1,8 @@
 # bloomfilter — PGXS build
 EXTENSION = bloomfilter
 MODULE_big = bloomfilter
-DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.1.sql sql/bloomfilter--1.0--1.1.sql
+DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.1.sql sql/bloomfilter--1.0--1.1.sql \
+	sql/bloomfilter--1.1--2.0.sql
 PGFILEDESC = "bloomfilter - Bloom filter type, operators and aggregates"
 
 CORE_OBJS = \
@@ -38,10 +39,22 @@ SHARED_OBJS = \
 	src/shared/bf_launcher.o \
 	src/shared/bf_build.o
 
+# the guard index access method (src/index/)
+INDEX_OBJS = \
+	src/index/bfi_handler.o \
+	src/index/bfi_page.o \
+	src/index/bfi_extend.o \
+	src/index/bfi_build.o \
+	src/index/bfi_insert.o \
+	src/index/bfi_vacuum.o \
+	src/index/bfi_probe.o \
+	src/index/bfi_sql.o
+
 OBJS = \
 	src/bloomfilter.o \
 	src/bf_catalog.o \
 	src/bf_keys.o \
+	src/bf_keyconv.o \
 	src/bf_value.o \
 	src/bf_cache.o \
 	src/bf_io.o \
@@ -53,12 +66,13 @@ OBJS = \
 	src/bf_agg_state.o \
 	src/bf_cuckoo.o \
 	src/bf_batch_scan.o \
+	$(INDEX_OBJS) \
 	$(SHARED_OBJS) \
 	$(CORE_OBJS)
 
-PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core -I$(srcdir)/src/shared
+PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core -I$(srcdir)/src/index -I$(srcdir)/src/shared
 
-REGRESS = basics keys keys_stored io send setops aggregates expanded aggregates_auto agg_state shared counting cuckoo scalable cache_kept
+REGRESS = basics keys keys_stored io send setops aggregates expanded aggregates_auto agg_state shared counting cuckoo scalable cache_kept guard_index
 REGRESS_OPTS = --load-extension=bloomfilter
 
 PG_CONFIG ?= pg_config

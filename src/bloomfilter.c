@@ -22,6 +22,9 @@ void		_PG_init(void);
 /* src/shared/bf_registry.c (the value tier includes nothing from shared/) */
 extern void bf_shared_init(void);
 
+/* src/index/bfi_handler.c */
+extern void bfi_init(void);
+
 /* src/bf_agg_auto.c */
 extern int	bf_agg_max_distinct;
 
@@ -37,6 +40,7 @@ _PG_init(void)
 							NULL, NULL, NULL);
 	bf_cache_init();
 	bf_batch_scan_init();
+	bfi_init();
 
 	/*
 	 * The shared tier needs shared memory, GUCs and a launcher registered at

@@ -47,6 +47,7 @@
 #include "utils/rls.h"
 #include "utils/syscache.h"
 
+#include "bf_keyconv.h"
 #include "bf_shared.h"
 
 PG_FUNCTION_INFO_V1(bloom_shared_contains);
@@ -68,15 +69,6 @@ typedef enum SiteMode
 	SITE_WRITE					/* ownership of the table */
 } SiteMode;
 
-typedef enum ConvKind
-{
-	CONV_NONE,					/* hash the argument as it is */
-	CONV_RELABEL,				/* binary-compatible: hash as the column type */
-	CONV_FUNC,					/* a cast function */
-	CONV_IO,					/* the argument's output, the column's input */
-	CONV_PARSE					/* a string read by the column's input */
-} ConvKind;
-
 typedef struct BfSharedSite
 {
 	/* valid while these match */
@@ -88,13 +80,7 @@ typedef struct BfSharedSite
 
 	BfDefinition def;
 	AttrNumber	attnum;
-	BfKeyType	colkt;			/* the column's key type */
-	BfKeyType	argkt;			/* CONV_NONE: the argument's key type */
-	ConvKind	conv;
-	FmgrInfo	conv_fn;
-	int			conv_nargs;
-	FmgrInfo	out_fn;
-	Oid			in_ioparam;
+	BfKeyConv	kc;				/* how a key becomes the column's */
 	BfFilterRef ref;
 	bool		load_requested;
 	bool		per_partition;	/* a filter per partition (bf_members.c) */
@@ -151,153 +137,6 @@ check_access(BfSharedSite *site, SiteMode mode)
 	site->checked_lxid = BF_LXID;
 }
 
-/* A key of type argtype for a column of type colbase: how to hash it. */
-static void
-resolve_conversion(BfSharedSite *site, MemoryContext mcxt, Oid argtype)
-{
-	Oid			colbase = site->colkt.basetype;
-	Oid			argbase = getBaseType(argtype);
-	Operator	op;
-	Form_pg_operator form;
-	Oid			left,
-				right;
-	Oid			funcid;
-	CoercionPathType path;
-
-	if (argbase == colbase)
-	{
-		site->conv = CONV_RELABEL;
-		return;
-	}
-	op = oper(NULL, list_make2(makeString("pg_catalog"), makeString("=")),
-			  colbase, argbase, true, -1);
-	if (op == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("cannot check a key of type %s against shared bloom filter \"%s\" of a column of type %s",
-						format_type_be(argtype), site->name, format_type_be(colbase)),
-				 errdetail("There is no equality operator between the two types."),
-				 errhint("Cast the key to %s.", format_type_be(colbase))));
-	form = (Form_pg_operator) GETSTRUCT(op);
-	left = form->oprleft;
-	right = form->oprright;
-	ReleaseSysCache(op);
-
-	/* else "=" converts the column: its answer could disagree with the keys */
-	if (!bf_gate_compares_as(colbase, left))
-		path = COERCION_PATH_NONE;
-	else if (right == argbase && right != left)
-	{
-		/* a cross-type operator: both sides keep their type */
-		bf_key_type_init(&site->argkt, argtype, site->colkt.collation, InvalidOid);
-		bf_key_check_kind(site->colkt.kind, &site->argkt);
-		site->conv = CONV_NONE;
-		return;
-	}
-	else if (right == left)
-		path = find_coercion_pathway(left, argbase, COERCION_IMPLICIT, &funcid);
-	else
-		path = COERCION_PATH_NONE;
-	switch (path)
-	{
-		case COERCION_PATH_RELABELTYPE:
-			site->conv = CONV_RELABEL;
-			break;
-		case COERCION_PATH_FUNC:
-			fmgr_info_cxt(funcid, &site->conv_fn, mcxt);
-			site->conv_nargs = get_func_nargs(funcid);
-			site->conv = CONV_FUNC;
-			break;
-		case COERCION_PATH_COERCEVIAIO:
-			{
-				Oid			outfn;
-				Oid			infn;
-				bool		varlena;
-
-				getTypeOutputInfo(argbase, &outfn, &varlena);
-				fmgr_info_cxt(outfn, &site->out_fn, mcxt);
-				getTypeInputInfo(left, &infn, &site->in_ioparam);
-				fmgr_info_cxt(infn, &site->conv_fn, mcxt);
-				site->conv = CONV_IO;
-				break;
-			}
-		default:
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("cannot check a key of type %s against shared bloom filter \"%s\" of a column of type %s",
-							format_type_be(argtype), site->name, format_type_be(colbase)),
-					 errdetail("PostgreSQL would compare them as %s, not as the column's type, so the filter's answer could disagree with \"=\".",
-							   format_type_be(left)),
-					 errhint("Cast the key to %s.", format_type_be(colbase))));
-	}
-}
-
-/*
- * The type a text argument had before PostgreSQL cast it to text implicitly
- * to call a text overload (TEXTOID if it was not cast).  A char(n) value has
- * lost its trailing blanks by then, a citext value its case-insensitivity:
- * such a key could disagree with "=".
- */
-static Oid
-text_arg_source_type(FmgrInfo *flinfo, int argno)
-{
-	Node	   *expr = flinfo->fn_expr;
-	List	   *args;
-	Node	   *arg;
-
-	if (expr == NULL)
-		return TEXTOID;
-	if (IsA(expr, FuncExpr))
-		args = ((FuncExpr *) expr)->args;
-	else
-		return TEXTOID;
-	if (list_length(args) <= argno)
-		return TEXTOID;
-	arg = list_nth(args, argno);
-	if (IsA(arg, RelabelType) &&
-		((RelabelType *) arg)->relabelformat == COERCE_IMPLICIT_CAST)
-		return exprType((Node *) ((RelabelType *) arg)->arg);
-	if (IsA(arg, FuncExpr) &&
-		((FuncExpr *) arg)->funcformat == COERCE_IMPLICIT_CAST &&
-		((FuncExpr *) arg)->args != NIL)
-		return exprType(linitial(((FuncExpr *) arg)->args));
-	if (IsA(arg, CoerceViaIO) &&
-		((CoerceViaIO *) arg)->coerceformat == COERCE_IMPLICIT_CAST)
-		return exprType((Node *) ((CoerceViaIO *) arg)->arg);
-	return TEXTOID;
-}
-
-static void
-check_text_arg(FunctionCallInfo fcinfo, const char *name)
-{
-	Oid			source = getBaseType(text_arg_source_type(fcinfo->flinfo, 1));
-
-	if (source != TEXTOID && source != VARCHAROID && source != NAMEOID &&
-		source != UNKNOWNOID)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("cannot check a key of type %s against shared bloom filter \"%s\" through a conversion to text",
-						format_type_be(source), name),
-				 errdetail("The conversion can change which values are equal (char(n) drops trailing blanks, citext ignores case)."),
-				 errhint("Cast the key to the guarded column's type.")));
-}
-
-/*
- * A key compared under a nondeterministic collation ('ALICE' COLLATE ci)
- * equals strings of other bytes: the column's keys cannot answer for it.
- */
-static void
-check_collation(Oid collation, const char *name)
-{
-	if (OidIsValid(collation) && !get_collation_isdeterministic(collation))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot check shared bloom filter \"%s\" under the nondeterministic collation \"%s\"",
-						name, get_collation_name(collation)),
-				 errdetail("Strings equal under a nondeterministic collation can differ in their bytes."),
-				 errhint("Check the key under the column's own collation.")));
-}
-
 /* Resolve a call site: definition, column, access, key conversion. */
 static BfSharedSite *
 site_setup(FunctionCallInfo fcinfo, SiteMode mode, bool text_arg)
@@ -306,6 +145,7 @@ site_setup(FunctionCallInfo fcinfo, SiteMode mode, bool text_arg)
 	MemoryContext mcxt = fcinfo->flinfo->fn_mcxt;
 	text	   *name_t = PG_GETARG_TEXT_PP(0);
 	char	   *name;
+	char	   *what;
 	Oid			userid = GetUserId();
 	Oid			argtype;
 	Oid			atttypid;
@@ -333,9 +173,10 @@ site_setup(FunctionCallInfo fcinfo, SiteMode mode, bool text_arg)
 
 	if (!bf_def_by_name(name, &site->def))
 		bf_def_undefined(name);
+	what = psprintf("shared bloom filter \"%s\"", name);
 	if (text_arg)
-		check_text_arg(fcinfo, name);
-	check_collation(PG_GET_COLLATION(), name);
+		bf_keyconv_check_text_arg(fcinfo, 1, InvalidOid, what);
+	bf_keyconv_check_collation(PG_GET_COLLATION(), what);
 	strlcpy(site->name, name, sizeof(site->name));
 	site->name_len = strlen(site->name);
 	site->attnum = get_attnum(site->def.relid, NameStr(site->def.column_name));
@@ -347,63 +188,27 @@ site_setup(FunctionCallInfo fcinfo, SiteMode mode, bool text_arg)
 	check_access(site, mode);
 
 	get_atttypetypmodcoll(site->def.relid, site->attnum, &atttypid, &atttypmod, &attcoll);
-	bf_key_type_init(&site->colkt, atttypid, attcoll, InvalidOid);
-	if (!OidIsValid(argtype))
-		elog(ERROR, "could not determine the type of the key");
-	if (getBaseType(argtype) == TEXTOID &&
-		site->colkt.basetype != TEXTOID && site->colkt.basetype != VARCHAROID)
-	{
-		Oid			infn;
-
-		getTypeInputInfo(site->colkt.basetype, &infn, &site->in_ioparam);
-		fmgr_info_cxt(infn, &site->conv_fn, mcxt);
-		site->conv = CONV_PARSE;
-	}
-	else
-		resolve_conversion(site, mcxt, argtype);
+	bf_keyconv_init(&site->kc, mcxt, atttypid, attcoll, argtype, what);
 	site->ref = BF_FILTER_REF_NONE;
 	site->per_partition = bf_tree_per_partition(site->def.relid);
 	site->userid = userid;
 	site->epoch = bf_def_epoch;
 	pfree(name);
+	pfree(what);
 	return site;
 }
 
 static BfHash
 site_hash(BfSharedSite *site, Datum key)
 {
-	Datum		v = key;
-
-	switch (site->conv)
-	{
-		case CONV_NONE:
-			return bf_key_hash(&site->argkt, key, BF_LAYOUT_BLOCKED);
-		case CONV_RELABEL:
-			break;
-		case CONV_FUNC:
-			if (site->conv_nargs == 1)
-				v = FunctionCall1(&site->conv_fn, key);
-			else
-				v = FunctionCall3(&site->conv_fn, key, Int32GetDatum(-1),
-								  BoolGetDatum(false));
-			break;
-		case CONV_IO:
-			v = InputFunctionCall(&site->conv_fn, OutputFunctionCall(&site->out_fn, key),
-								  site->in_ioparam, -1);
-			break;
-		case CONV_PARSE:
-			v = InputFunctionCall(&site->conv_fn, TextDatumGetCString(key),
-								  site->in_ioparam, -1);
-			break;
-	}
-	return bf_key_hash(&site->colkt, v, BF_LAYOUT_BLOCKED);
+	return bf_keyconv_hash(&site->kc, key);
 }
 
 /* The key kind a call site hashes with. */
 static int
 site_kind(BfSharedSite *site)
 {
-	return site->conv == CONV_NONE ? site->argkt.kind : site->colkt.kind;
+	return bf_keyconv_kind(&site->kc);
 }
 
 /*
@@ -448,7 +253,7 @@ site_revalidate(FunctionCallInfo fcinfo, BfSharedSite *site, SiteMode mode,
 static void
 wrong_kind(BfSharedSite *site, int filter_kind)
 {
-	BfKeyType	kt = site->conv == CONV_NONE ? site->argkt : site->colkt;
+	BfKeyType	kt = site->kc.conv == BF_CONV_NONE ? site->kc.argkt : site->kc.colkt;
 
 	bf_key_check_kind(filter_kind, &kt);
 	site->epoch = 0;
@@ -464,7 +269,7 @@ static BfCheckResult
 check_other_forms(BfSharedSite *site, Datum key)
 {
 	BfHash		hashes[BF_KEY_MAX_PROBES];
-	int			n = bf_key_probe_hashes(&site->argkt, key, BF_LAYOUT_BLOCKED, hashes);
+	int			n = bf_keyconv_other_hashes(&site->kc, key, hashes);
 	int			filter_kind = BF_KEY_NONE;
 
 	for (int i = 0; i < n; i++)
@@ -491,9 +296,7 @@ members_contain(FunctionCallInfo fcinfo, BfSharedSite *site, BfHash h)
 	BfCheckResult r;
 
 	hashes[0] = h;
-	if (site->conv == CONV_NONE)
-		n += bf_key_probe_hashes(&site->argkt, PG_GETARG_DATUM(1),
-								 BF_LAYOUT_BLOCKED, hashes + 1);
+	n += bf_keyconv_other_hashes(&site->kc, PG_GETARG_DATUM(1), hashes + 1);
 	r = bf_members_check(&site->members, &site->def, fcinfo->flinfo->fn_mcxt,
 						 hashes, n, site_kind(site), &filter_kind);
 	if (r == BF_CHECK_WRONG_KIND)
@@ -535,7 +338,7 @@ contains_common(FunctionCallInfo fcinfo, bool text_arg)
 	}
 	if (r == BF_CHECK_WRONG_KIND)
 		wrong_kind(site, filter_kind);
-	if (r == BF_CHECK_NO && site->conv == CONV_NONE)
+	if (r == BF_CHECK_NO && site->kc.conv == BF_CONV_NONE)
 		r = check_other_forms(site, PG_GETARG_DATUM(1));
 	PG_RETURN_BOOL(r != BF_CHECK_NO);
 }

@@ -47,6 +47,7 @@
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 
+#include "bf_keyconv.h"
 #include "bf_shared.h"
 
 PG_FUNCTION_INFO_V1(bloom_shared_gate);
@@ -64,25 +65,6 @@ PG_FUNCTION_INFO_V1(bloom_shared_skipped_scans);
  * The key rule
  * ---------------------------------------------------------------------
  */
-
-/*
- * Does "=" with an input of type left on the column's side compare a column
- * of type colbase as its canonical keys do?  Gates and shared checks
- * (bf_check.c) share this rule: its own type, or one that shares its bytes and its
- * equality; char(n) ignores trailing blanks, so only a varchar column (whose
- * keys are hashed without them too) may be compared as char(n).
- */
-bool
-bf_gate_compares_as(Oid colbase, Oid left)
-{
-	if (left == colbase)
-		return true;
-	if (!IsBinaryCoercible(colbase, left))
-		return false;
-	if (left == BPCHAROID)
-		return colbase == VARCHAROID;
-	return colbase != BPCHAROID;
-}
 
 /* The key kind of a type, or BF_KEY_NONE (never an error). */
 static int
@@ -119,7 +101,7 @@ bf_gate_key_mode(Oid coltype, Oid colcoll, Oid argtype)
 	colkind = key_kind(coltype, colcoll);
 	if (colkind == BF_KEY_NONE)
 		return BF_GATE_NONE;
-	if (bf_gate_compares_as(colbase, argbase))
+	if (bf_key_compares_as(colbase, argbase))
 		return BF_GATE_AS_COLUMN;
 	if (key_kind(argtype, colcoll) != colkind)
 		return BF_GATE_NONE;
@@ -128,7 +110,7 @@ bf_gate_key_mode(Oid coltype, Oid colcoll, Oid argtype)
 	if (op == NULL)
 		return BF_GATE_NONE;
 	form = (Form_pg_operator) GETSTRUCT(op);
-	cross = bf_gate_compares_as(colbase, form->oprleft) &&
+	cross = bf_key_compares_as(colbase, form->oprleft) &&
 		form->oprright == argbase && form->oprleft != form->oprright;
 	ReleaseSysCache(op);
 	return cross ? BF_GATE_AS_KEY : BF_GATE_NONE;

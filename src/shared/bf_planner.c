@@ -53,6 +53,7 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
+#include "bf_keyconv.h"
 #include "bf_shared.h"
 
 bool		bf_planner_guards = true;
@@ -361,7 +362,7 @@ operator_agrees(Oid opno, int colside, Oid coltype, Oid colcoll, Oid valtype)
 	valin = colside == 0 ? form->oprright : form->oprleft;
 	ok = form->oprnamespace == PG_CATALOG_NAMESPACE &&
 		strcmp(NameStr(form->oprname), "=") == 0 &&
-		bf_gate_compares_as(getBaseType(coltype), colin);
+		bf_key_compares_as(getBaseType(coltype), colin);
 	ReleaseSysCache(tup);
 	if (!ok)
 		return false;

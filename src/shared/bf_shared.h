@@ -249,7 +249,6 @@ typedef struct BfGateKeys
 struct ArrayType;
 extern void bf_gate_keys(struct ArrayType *arr, BfGateKeys *keys);
 extern bool bf_planner_is_partition_gate(Oid funcid, bool *any);
-extern bool bf_gate_compares_as(Oid colbase, Oid left);
 extern BfGateMode bf_gate_key_mode(Oid coltype, Oid colcoll, Oid argtype);
 extern List *bf_gate_definitions(Oid *cfgoid);
 extern Size bf_gate_shmem_size(void);

@@ -82,8 +82,8 @@ $watch = crash_watch($node);
 ok(1, 'the server restarts with a 1.0 catalog and the 1.1 library');
 server_intact($node, $watch, 'restart before the update');
 
-($st, $err) = run(q{ALTER EXTENSION bloomfilter UPDATE});
-is($st, 'OK', 'ALTER EXTENSION bloomfilter UPDATE') or diag($err);
+($st, $err) = run(q{ALTER EXTENSION bloomfilter UPDATE TO '1.1'});
+is($st, 'OK', "ALTER EXTENSION bloomfilter UPDATE TO '1.1'") or diag($err);
 is($node->safe_psql($db, q{SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter'}), '1.1', 'at 1.1');
 is($node->safe_psql($db, q{SELECT string_agg(name || '=' || rel::regclass::text, ', ' ORDER BY name COLLATE "C")
 	FROM bloom_shared_definitions}),

@@ -1,0 +1,198 @@
+--
+-- Guard indexes (USING bloomguard): a Bloom filter of a column, kept by
+-- PostgreSQL's index maintenance; checked with bloom_guard_contains.
+--
+SET client_min_messages = warning;
+
+-- the operator classes are valid, one default per supported type
+SELECT opcname, opcintype::regtype, opcdefault, amvalidate(oid)
+FROM pg_opclass
+WHERE opcmethod = (SELECT oid FROM pg_am WHERE amname = 'bloomguard')
+ORDER BY opcname;
+
+CREATE TABLE gt (id int PRIMARY KEY, i2 int2, i4 int4, i8 int8, o oid,
+	t text, v varchar(20), c char(8), nm name, b bytea, u uuid, bo bool,
+	f4 float4, f8 float8, nu numeric, d date, ts timestamp, tz timestamptz);
+INSERT INTO gt
+SELECT i, i::int2, i, i * 1000000000::int8, i::oid,
+	'key' || i, 'v' || i, 'c' || i, 'n' || i, ('\x' || lpad(to_hex(i), 8, '0'))::bytea,
+	('00000000-0000-0000-0000-' || lpad(to_hex(i), 12, '0'))::uuid, i % 2 = 0,
+	i / 4.0, i / 8.0, i / 10.0, date '2024-01-01' + i,
+	timestamp '2024-01-01' + i * interval '1 minute',
+	timestamptz '2024-01-01 00:00+00' + i * interval '1 second'
+FROM generate_series(1, 2000) i;
+
+-- one guard per column type (every column but the key)
+DO $$
+DECLARE col text;
+BEGIN
+	FOREACH col IN ARRAY ARRAY['i2', 'i4', 'i8', 'o', 't', 'v', 'c', 'nm', 'b',
+		'u', 'f4', 'f8', 'nu', 'd', 'ts', 'tz']
+	LOOP
+		EXECUTE format('CREATE INDEX %I ON gt USING bloomguard (%I)', 'gt_' || col || '_g', col);
+	END LOOP;
+END $$;
+
+-- no false negative: every row's key answers true
+SELECT count(*) AS rows,
+	count(*) FILTER (WHERE bloom_guard_contains('gt_i2_g', i2)) AS i2,
+	count(*) FILTER (WHERE bloom_guard_contains('gt_i4_g', i4)) AS i4,
+	count(*) FILTER (WHERE bloom_guard_contains('gt_i8_g', i8)) AS i8,
+	count(*) FILTER (WHERE bloom_guard_contains('gt_o_g', o)) AS o,
+	count(*) FILTER (WHERE bloom_guard_contains('gt_t_g', t)) AS t,
+	count(*) FILTER (WHERE bloom_guard_contains('gt_v_g', v)) AS v,
+	count(*) FILTER (WHERE bloom_guard_contains('gt_c_g', c)) AS c,
+	count(*) FILTER (WHERE bloom_guard_contains('gt_nm_g', nm)) AS nm,
+	count(*) FILTER (WHERE bloom_guard_contains('gt_b_g', b)) AS b,
+	count(*) FILTER (WHERE bloom_guard_contains('gt_u_g', u)) AS u,
+	count(*) FILTER (WHERE bloom_guard_contains('gt_f4_g', f4)) AS f4,
+	count(*) FILTER (WHERE bloom_guard_contains('gt_f8_g', f8)) AS f8,
+	count(*) FILTER (WHERE bloom_guard_contains('gt_nu_g', nu)) AS nu,
+	count(*) FILTER (WHERE bloom_guard_contains('gt_d_g', d)) AS d,
+	count(*) FILTER (WHERE bloom_guard_contains('gt_ts_g', ts)) AS ts,
+	count(*) FILTER (WHERE bloom_guard_contains('gt_tz_g', tz)) AS tz
+FROM gt;
+
+-- absent keys mostly answer false (target 1%)
+SELECT count(*) FILTER (WHERE bloom_guard_contains('gt_i4_g', i)) < 100 AS i4_few,
+	count(*) FILTER (WHERE bloom_guard_contains('gt_t_g', 'nokey' || i)) < 100 AS t_few
+FROM generate_series(100001, 110000) i;
+
+-- keys of other types compare as "=" does
+SELECT bloom_guard_contains('gt_i8_g', 5000000000::int8) AS int8,
+	bloom_guard_contains('gt_i4_g', 5::int2) AS int2_for_int4,
+	bloom_guard_contains('gt_i4_g', 5::int8) AS int8_for_int4,
+	bloom_guard_contains('gt_i4_g', '5') AS literal,
+	bloom_guard_contains('gt_f8_g', 0.625::float4) AS float4_for_float8,
+	bloom_guard_contains('gt_c_g', 'c5') AS char_literal,
+	bloom_guard_contains('gt_c_g', 'c5   '::char(8)) AS char_blanks,
+	bloom_guard_contains('gt_v_g', 'v5'::text) AS text_for_varchar,
+	bloom_guard_contains('gt_nu_g', 0.50::numeric) AS numeric_scale,
+	bloom_guard_contains('gt_d_g', '2024-01-06') AS date_literal;
+SELECT bloom_guard_contains('gt_i4_g', NULL::int4) AS null_key,
+	bloom_guard_contains(NULL, 5) AS null_guard;
+
+-- the errors
+SELECT bloom_guard_contains('gt_i4_g', 5.5::numeric);
+SELECT bloom_guard_contains('gt_i4_g', 'x');
+SELECT bloom_guard_contains('gt_t_g', 'key5'::text COLLATE "C");
+SELECT bloom_guard_contains('gt', 5);
+SELECT bloom_guard_contains('gt_pkey', 5);
+SELECT bloom_guard_contains(0, 5);
+CREATE INDEX ON gt USING bloomguard (i4, i8);
+CREATE UNIQUE INDEX ON gt USING bloomguard (i4);
+CREATE INDEX ON gt USING bloomguard (i4) WITH (fpr = 0);
+CREATE INDEX ON gt USING bloomguard (i4) WITH (fpr = 0.9);
+CREATE INDEX ON gt USING bloomguard (i4) WITH (capacity = -1);
+CREATE INDEX ON gt USING bloomguard (i4) WITH (layout = 'classic');
+CREATE INDEX ON gt USING bloomguard ((t::jsonb));
+CREATE INDEX ON gt USING bloomguard (i4) WITH (capacity = 2000000000, fpr = 0.000000000001);
+CREATE COLLATION bf_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE INDEX ON gt USING bloomguard ((t COLLATE bf_ci));
+DROP COLLATION bf_ci;
+-- the planner never scans a guard
+EXPLAIN (COSTS OFF) SELECT id FROM gt WHERE i4 = 5;
+
+-- writes are followed: insert, update of the key, COPY; TRUNCATE empties
+INSERT INTO gt (id, i4, t) VALUES (5001, 5001, 'inserted');
+UPDATE gt SET t = 'updated' WHERE id = 1;
+COPY gt (id, i4, t) FROM stdin;
+5002	5002	copied
+\.
+SELECT bloom_guard_contains('gt_t_g', 'inserted') AS inserted,
+	bloom_guard_contains('gt_t_g', 'updated') AS updated,
+	bloom_guard_contains('gt_t_g', 'copied') AS copied,
+	bloom_guard_contains('gt_i4_g', 5002) AS copied_i4;
+
+-- growth: a guard sized for 1000 keys grows by layers
+CREATE TABLE grow (k int8);
+CREATE INDEX grow_g ON grow USING bloomguard (k) WITH (capacity = 1000, fpr = 0.01);
+SELECT layers, capacity, added, target_fpr FROM bloom_guard_info('grow_g');
+INSERT INTO grow SELECT i FROM generate_series(1, 50000) i;
+SELECT layers > 1 AS grew, added BETWEEN 49000 AND 50000 AS added,
+	estimated_fpr < 0.01 AS under_target
+FROM bloom_guard_info('grow_g');
+SELECT count(*) FILTER (WHERE NOT bloom_guard_contains('grow_g', k)) AS false_negatives FROM grow;
+SELECT count(*) FILTER (WHERE bloom_guard_contains('grow_g', i)) < 100 AS few_false_positives
+FROM generate_series(100001, 110000) i;
+-- the filter as a value answers the same
+SELECT bloom_info(bloom_guard_filter('grow_g'))->>'family' AS family,
+	(SELECT count(*) FROM grow WHERE NOT bloom_contains(f, k)) AS false_negatives
+FROM (SELECT bloom_guard_filter('grow_g') f) s;
+REINDEX INDEX grow_g;
+SELECT layers > 1 AS layers, added BETWEEN 49000 AND 50000 AS added FROM bloom_guard_info('grow_g');
+TRUNCATE grow;
+SELECT layers, added FROM bloom_guard_info('grow_g');
+SELECT bloom_guard_contains('grow_g', 1::int8) AS after_truncate;
+
+-- renames follow (the guard is named by regclass); ALTER COLUMN TYPE rebuilds
+CREATE SCHEMA s1;
+CREATE TABLE s1.t (k text);
+INSERT INTO s1.t VALUES ('a'), ('b');
+CREATE INDEX t_k_g ON s1.t USING bloomguard (k);
+ALTER SCHEMA s1 RENAME TO s2;
+ALTER TABLE s2.t RENAME TO t2;
+ALTER INDEX s2.t_k_g RENAME TO t2_k_g;
+SELECT bloom_guard_contains('s2.t2_k_g', 'a') AS a, bloom_guard_contains('s2.t2_k_g', 'zzz') AS zzz;
+ALTER TABLE s2.t2 ALTER COLUMN k TYPE int8 USING length(k) * 10;
+SELECT bloom_guard_contains('s2.t2_k_g', 10) AS ten, bloom_guard_contains('s2.t2_k_g', 11) AS eleven;
+
+-- expression and partial guards
+CREATE TABLE e (email text, active bool);
+INSERT INTO e VALUES ('Alice@Example.com', true), ('bob@example.com', false);
+CREATE INDEX e_lower_g ON e USING bloomguard (lower(email));
+CREATE INDEX e_active_g ON e USING bloomguard (email) WHERE active;
+SELECT bloom_guard_contains('e_lower_g', 'alice@example.com') AS lower_alice,
+	bloom_guard_contains('e_active_g', 'Alice@Example.com') AS active_alice,
+	bloom_guard_contains('e_active_g', 'bob@example.com') AS inactive_bob;
+
+-- a partitioned guard answers for its partitions
+CREATE TABLE p (k int, part int) PARTITION BY LIST (part);
+CREATE TABLE p1 PARTITION OF p FOR VALUES IN (1);
+CREATE TABLE p2 PARTITION OF p FOR VALUES IN (2);
+CREATE INDEX p_k_g ON p USING bloomguard (k);
+INSERT INTO p SELECT i, 1 + i % 2 FROM generate_series(1, 1000) i;
+CREATE TABLE p3 (k int, part int);
+INSERT INTO p3 VALUES (7777, 3);
+ALTER TABLE p ATTACH PARTITION p3 FOR VALUES IN (3);
+SELECT count(*) FILTER (WHERE NOT bloom_guard_contains('p_k_g', k)) AS false_negatives,
+	bloom_guard_contains('p_k_g', 7777) AS attached, bloom_guard_contains('p_k_g', 99999) AS absent
+FROM p;
+SELECT bloom_guard_filter('p_k_g');
+SELECT indexrelid::regclass, indrelid::regclass FROM pg_index
+WHERE indrelid IN ('p1'::regclass, 'p2'::regclass, 'p3'::regclass) ORDER BY 1;
+
+-- who may check: SELECT on the column, no row-level security
+CREATE ROLE bf_guard_reader;
+CREATE TABLE sec (k int, secret int);
+INSERT INTO sec VALUES (1, 1);
+CREATE INDEX sec_k_g ON sec USING bloomguard (k);
+CREATE INDEX sec_secret_g ON sec USING bloomguard (secret);
+GRANT SELECT (k) ON sec TO bf_guard_reader;
+SET ROLE bf_guard_reader;
+SELECT bloom_guard_contains('sec_k_g', 1) AS granted_column;
+SELECT bloom_guard_contains('sec_secret_g', 1);
+SELECT bloom_guard_filter('sec_secret_g');
+RESET ROLE;
+GRANT SELECT ON sec TO bf_guard_reader;
+ALTER TABLE sec ENABLE ROW LEVEL SECURITY;
+CREATE POLICY none ON sec USING (false);
+SET ROLE bf_guard_reader;
+SELECT bloom_guard_contains('sec_k_g', 1);
+RESET ROLE;
+SELECT bloom_guard_contains('sec_k_g', 1) AS owner_bypasses;
+
+-- unlogged tables: the guard has an init fork
+CREATE UNLOGGED TABLE ul (k int);
+CREATE INDEX ul_g ON ul USING bloomguard (k);
+INSERT INTO ul VALUES (42);
+SELECT bloom_guard_contains('ul_g', 42) AS unlogged;
+SELECT pg_relation_size('ul_g', 'init') > 0 AS has_init_fork;
+
+-- psql and the catalogs see an index like any other
+\d grow
+SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'e' ORDER BY 1;
+
+DROP TABLE gt, grow, s2.t2, e, p, sec, ul;
+DROP SCHEMA s2;
+DROP ROLE bf_guard_reader;

@@ -1,0 +1,178 @@
+/*
+ * bfi_insert.c
+ *		aminsert: set an inserted row's key in the guard, and grow the guard
+ *		by a layer when the last one is full.
+ *
+ * A key that some layer already holds changes nothing (no WAL); else its
+ * bits go to the last layer, on the one page its block is on, in one
+ * generic WAL record with that page's key count.  When that page already
+ * holds its share of the layer's capacity, the layer is full (the keys
+ * spread evenly over the pages, so the share of one page tells the fill of
+ * all): a new layer is appended first, with the metapage locked
+ * exclusively, and the key goes there.
+ *
+ * Under SERIALIZABLE, a check predicate-locks the page of the key's block in
+ * the first layer (bfi_probe.c), which every check of that key reads; an
+ * insert checks for a conflict on that page whether or not it sets a bit, as
+ * an insert into a B-tree leaf does.
+ */
+#include "postgres.h"
+
+#include "access/generic_xlog.h"
+#include "miscadmin.h"
+#include "nodes/execnodes.h"
+#include "storage/bufmgr.h"
+#include "storage/predicate.h"
+#include "utils/rel.h"
+
+#include "bf_index.h"
+
+typedef enum AddResult
+{
+	ADD_DONE,					/* set, or already there */
+	ADD_FULL					/* the layer is full: grow first */
+} AddResult;
+
+/* The key type of a guard's column. */
+void
+bfi_key_type(Relation index, BfKeyType *kt)
+{
+	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(index), 0);
+
+	bf_key_type_init(kt, att->atttypid, index->rd_indcollation[0], InvalidOid);
+}
+
+/* Set a key in the last layer, unless that layer is full (and may grow). */
+static AddResult
+add_to_layer(Relation index, const BfiMetaPageData *meta, uint64 hash,
+			 bool may_grow)
+{
+	const BfiLayer *layer = &meta->layers[meta->nlayers - 1];
+	uint32		b;
+	BlockNumber blkno = bfi_layer_page(layer, hash, &b);
+	Buffer		buf;
+	Page		page;
+	GenericXLogState *state;
+	bool		is_new;
+
+	buf = ReadBuffer(index, blkno);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	page = BufferGetPage(buf);
+	bfi_page_check(index, blkno, page, BFI_PAGE_DATA);
+	is_new = PageIsNew(page);
+	if (!is_new)
+	{
+		if (bfi_block_test(BfiPageGetBits(page) + (Size) b * BF_BLOCK_BYTES,
+						   (int) layer->hashes, hash))
+		{
+			UnlockReleaseBuffer(buf);
+			return ADD_DONE;
+		}
+		if (may_grow && BfiPageGetOpaque(page)->added >= layer->share)
+		{
+			UnlockReleaseBuffer(buf);
+			return ADD_FULL;
+		}
+	}
+	state = GenericXLogStart(index);
+	page = GenericXLogRegisterBuffer(state, buf,
+									 is_new ? GENERIC_XLOG_FULL_IMAGE : 0);
+	if (is_new)
+		bfi_data_page_init(page);
+	bfi_block_add(BfiPageGetBits(page) + (Size) b * BF_BLOCK_BYTES,
+				  (int) layer->hashes, hash);
+	BfiPageGetOpaque(page)->added++;
+	GenericXLogFinish(state);
+	UnlockReleaseBuffer(buf);
+	return ADD_DONE;
+}
+
+/*
+ * Append a layer, unless another backend did since the caller read nlayers
+ * layers.  False if no layer can be appended (the last layer then takes
+ * every key).
+ */
+static bool
+grow(Relation index, uint32 nlayers)
+{
+	Buffer		buf;
+	Page		page;
+	BfiMetaPageData *meta;
+	BfiLayer	layer;
+	const BfiLayer *last;
+	GenericXLogState *state;
+	bool		grown = true;
+
+	buf = ReadBuffer(index, BFI_METAPAGE_BLKNO);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	page = BufferGetPage(buf);
+	bfi_page_check(index, BFI_METAPAGE_BLKNO, page, BFI_PAGE_META);
+	meta = BfiPageGetMeta(page);
+	if (meta->nlayers == nlayers)
+	{
+		last = &meta->layers[nlayers - 1];
+		if (nlayers < BFI_MAX_LAYERS &&
+			bfi_layer_size(meta, nlayers, last->start + last->npages, &layer))
+		{
+			bfi_extend_to(index, layer.start + layer.npages);
+			state = GenericXLogStart(index);
+			meta = BfiPageGetMeta(GenericXLogRegisterBuffer(state, buf, 0));
+			meta->layers[nlayers] = layer;
+			meta->nlayers++;
+			GenericXLogFinish(state);
+		}
+		else
+			grown = false;
+	}
+	UnlockReleaseBuffer(buf);
+	return grown;
+}
+
+/* Add a hashed key to a guard. */
+static void
+insert_hash(Relation index, uint64 hash)
+{
+	BfiMetaPageData meta;
+	bool		may_grow = true;
+	bool		conflict_checked = false;
+
+	for (;;)
+	{
+		bfi_meta_read(index, &meta);
+		if (!conflict_checked)
+		{
+			uint32		b;
+
+			CheckForSerializableConflictIn(index, NULL,
+										   bfi_layer_page(&meta.layers[0], hash, &b));
+			conflict_checked = true;
+		}
+		for (uint32 i = 0; i + 1 < meta.nlayers; i++)
+			if (bfi_page_test(index, &meta.layers[i], hash))
+				return;
+		if (add_to_layer(index, &meta, hash, may_grow) == ADD_DONE)
+			return;
+		if (!grow(index, meta.nlayers))
+			may_grow = false;
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+bool
+bfi_insert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
+		   Relation heapRel, IndexUniqueCheck checkUnique, bool indexUnchanged,
+		   IndexInfo *indexInfo)
+{
+	BfKeyType  *kt = (BfKeyType *) indexInfo->ii_AmCache;
+
+	if (isnull[0])
+		return false;
+	if (kt == NULL)
+	{
+		kt = MemoryContextAlloc(indexInfo->ii_Context, sizeof(BfKeyType));
+		bfi_key_type(index, kt);
+		indexInfo->ii_AmCache = kt;
+	}
+	insert_hash(index, bf_key_hash(kt, values[0], BF_LAYOUT_BLOCKED).lo);
+	return false;
+}

@@ -1,0 +1,147 @@
+/*
+ * bfi_page.c
+ *		The guard index's pages: the metapage, the data pages, and the
+ *		geometry of a layer.
+ */
+#include "postgres.h"
+
+#include "storage/bufmgr.h"
+#include "utils/rel.h"
+
+#include "bf_index.h"
+#include "bf_scalable.h"
+#include "bf_sizing.h"
+
+/* Initialize the metapage of an empty guard: no layer yet. */
+void
+bfi_meta_init(Page page, int key_kind, uint64 capacity, double fpr)
+{
+	BfiMetaPageData *meta;
+	BfiPageOpaque opaque;
+
+	PageInit(page, BLCKSZ, sizeof(BfiPageOpaqueData));
+	opaque = BfiPageGetOpaque(page);
+	opaque->page_kind = BFI_PAGE_META;
+	opaque->page_id = BFI_PAGE_ID;
+	meta = BfiPageGetMeta(page);
+	memset(meta, 0, sizeof(BfiMetaPageData));
+	meta->magic = BFI_MAGIC;
+	meta->version = BFI_FORMAT_VERSION;
+	meta->key_kind = (uint32) key_kind;
+	meta->capacity = capacity;
+	meta->fpr = fpr;
+	/* the metadata lies below pd_lower, so that WAL keeps it */
+	((PageHeader) page)->pd_lower = BFI_DATA_OFFSET + sizeof(BfiMetaPageData);
+}
+
+/* Initialize a data page: no key set. */
+void
+bfi_data_page_init(Page page)
+{
+	BfiPageOpaque opaque;
+
+	PageInit(page, BLCKSZ, sizeof(BfiPageOpaqueData));
+	opaque = BfiPageGetOpaque(page);
+	opaque->page_kind = BFI_PAGE_DATA;
+	opaque->page_id = BFI_PAGE_ID;
+	opaque->added = 0;
+	memset(BfiPageGetBits(page), 0, BFI_BLOCKS_PER_PAGE * BF_BLOCK_BYTES);
+	((PageHeader) page)->pd_lower = BFI_DATA_OFFSET + BFI_BLOCKS_PER_PAGE * BF_BLOCK_BYTES;
+}
+
+/* The largest layer: 4 GB (a build holds a layer in memory). */
+#define BFI_MAX_LAYER_BITS	(UINT64_C(1) << 35)
+
+/*
+ * The geometry of layer i of a guard, its pages from start: capacity c * 2^i
+ * at the layer's share of the rate (with the headroom scalable filters keep),
+ * rounded up to whole pages.  False if it does not fit (too many bits or
+ * pages).
+ */
+bool
+bfi_layer_size(const BfiMetaPageData *meta, uint32 i, BlockNumber start,
+			   BfiLayer *out)
+{
+	uint64		capacity;
+	double		fpr;
+	BfSize		size;
+	uint64		nblocks;
+	uint64		npages;
+
+	if (i >= BFI_MAX_LAYERS ||
+		!bf_scalable_layer_capacity(meta->capacity, BFI_GROWTH, i, &capacity))
+		return false;
+	fpr = bf_scalable_layer_fpr(meta->fpr, BFI_RATIO, i);
+	if (!bf_size_for(BF_LAYOUT_BLOCKED, capacity, BF_SCALABLE_HEADROOM * fpr,
+					 BFI_MAX_LAYER_BITS, &size))
+		return false;
+	nblocks = size.nbits / BF_BLOCK_BITS;
+	npages = (nblocks + BFI_BLOCKS_PER_PAGE - 1) / BFI_BLOCKS_PER_PAGE;
+	if (npages >= (uint64) (MaxBlockNumber - start))
+		return false;
+	out->start = start;
+	out->npages = (uint32) npages;
+	out->hashes = (uint32) size.hashes;
+	out->capacity = capacity;
+	out->share = (uint32) Max(1, (capacity + npages - 1) / npages);
+	out->fpr = fpr;
+	return true;
+}
+
+/*
+ * Check that a page read from a guard is what its place says it is (a page
+ * that was never written is new: all zero).
+ */
+void
+bfi_page_check(Relation index, BlockNumber blkno, Page page, uint16 kind)
+{
+	BfiPageOpaque opaque;
+
+	if (PageIsNew(page) && kind == BFI_PAGE_DATA)
+		return;
+	opaque = BfiPageGetOpaque(page);
+	if (PageIsNew(page) ||
+		PageGetSpecialSize(page) != MAXALIGN(sizeof(BfiPageOpaqueData)) ||
+		opaque->page_id != BFI_PAGE_ID || opaque->page_kind != kind)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains an unexpected page at block %u",
+						RelationGetRelationName(index), blkno),
+				 errhint("Please REINDEX it.")));
+}
+
+/* Read a guard's metapage into *meta (checked). */
+void
+bfi_meta_read(Relation index, BfiMetaPageData *meta)
+{
+	Buffer		buf;
+	Page		page;
+	BfiMetaPageData *m;
+
+	buf = ReadBuffer(index, BFI_METAPAGE_BLKNO);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	bfi_page_check(index, BFI_METAPAGE_BLKNO, page, BFI_PAGE_META);
+	m = BfiPageGetMeta(page);
+	if (m->magic != BFI_MAGIC)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is not a bloomguard index",
+						RelationGetRelationName(index))));
+	if (m->version != BFI_FORMAT_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("bloomguard index \"%s\" has format version %u, this library reads version %d",
+						RelationGetRelationName(index), m->version,
+						BFI_FORMAT_VERSION),
+				 errhint("REINDEX it, or install the version of the extension that wrote it.")));
+	if (m->nlayers < 1 || m->nlayers > BFI_MAX_LAYERS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("bloomguard index \"%s\" has %u layers",
+						RelationGetRelationName(index), m->nlayers),
+				 errhint("Please REINDEX it.")));
+	memcpy(meta, m, offsetof(BfiMetaPageData, layers) +
+		   m->nlayers * sizeof(BfiLayer));
+	UnlockReleaseBuffer(buf);
+}

@@ -1,0 +1,410 @@
+/*
+ * bfi_sql.c
+ *		The SQL functions of guard indexes: bloom_guard_contains (a check by
+ *		index), bloom_guard_filter (the filter as a bloomfilter value) and
+ *		bloom_guard_info.
+ *
+ * The index is named by regclass, so a rename of it, its table or its
+ * schema changes nothing.  A check reveals whether the column holds a
+ * value, so it needs what "SELECT ... WHERE column = key" needs: USAGE on
+ * the schema and SELECT on the table or on every column the index reads,
+ * and no row-level security applying to the role (the filter holds the
+ * keys of rows the policies would hide).  The index and its table are
+ * locked AccessShareLock, the table first, as a query does.
+ *
+ * A partitioned index answers "no" only when every leaf partition's index
+ * does.
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/xact.h"
+#include "catalog/index.h"
+#include "catalog/pg_inherits.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "optimizer/optimizer.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "storage/proc.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+
+#include "bf_index.h"
+#include "bf_keyconv.h"
+#include "bf_scalable.h"
+#include "bf_sizing.h"
+#include "bf_value.h"
+
+PG_FUNCTION_INFO_V1(bloom_guard_contains);
+PG_FUNCTION_INFO_V1(bloom_guard_contains_text);
+PG_FUNCTION_INFO_V1(bloom_guard_filter);
+PG_FUNCTION_INFO_V1(bloom_guard_info);
+
+#if PG_VERSION_NUM >= 170000
+#define BFI_LXID		(MyProc->vxid.lxid)
+#else
+#define BFI_LXID		(MyProc->lxid)
+#endif
+
+/* What a call site of bloom_guard_contains resolved (valid in lxid). */
+typedef struct GuardSite
+{
+	Oid			indexoid;
+	Oid			userid;
+	LocalTransactionId lxid;
+	Oid			argtype;
+	Oid			atttypid;
+	BfKeyConv	kc;
+} GuardSite;
+
+static const char *
+guard_what(Relation index)
+{
+	return psprintf("index \"%s\"", RelationGetRelationName(index));
+}
+
+/* The columns of the table that an index reads (keys, expressions, predicate). */
+static Bitmapset *
+index_columns(Relation index)
+{
+	Bitmapset  *cols = NULL;
+	List	   *exprs;
+
+	for (int i = 0; i < index->rd_index->indnatts; i++)
+		if (index->rd_index->indkey.values[i] != 0)
+			cols = bms_add_member(cols, index->rd_index->indkey.values[i] -
+								  FirstLowInvalidHeapAttributeNumber);
+	exprs = RelationGetIndexExpressions(index);
+	pull_varattnos((Node *) exprs, 1, &cols);
+	exprs = RelationGetIndexPredicate(index);
+	pull_varattnos((Node *) exprs, 1, &cols);
+	return cols;
+}
+
+/* May the current user learn whether the index's table holds a key? */
+static void
+check_read_access(Relation index, Oid relid)
+{
+	Oid			userid = GetUserId();
+	Bitmapset  *cols;
+	int			col = -1;
+
+	if (bf_namespace_aclcheck(get_rel_namespace(relid), userid, ACL_USAGE) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for schema %s",
+						get_namespace_name(get_rel_namespace(relid))),
+				 errdetail("Checking index \"%s\" reveals whether table %s holds a value.",
+						   RelationGetRelationName(index), get_rel_name(relid))));
+	if (pg_class_aclcheck(relid, userid, ACL_SELECT) != ACLCHECK_OK)
+	{
+		cols = index_columns(index);
+		while ((col = bms_next_member(cols, col)) >= 0)
+		{
+			AttrNumber	attnum = col + FirstLowInvalidHeapAttributeNumber;
+
+			if (pg_attribute_aclcheck(relid, attnum, userid, ACL_SELECT) != ACLCHECK_OK)
+				ereport(ERROR,
+						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						 errmsg("permission denied for column %s of table %s",
+								quote_identifier(get_attname(relid, attnum, false)),
+								get_rel_name(relid)),
+						 errdetail("Checking index \"%s\" reveals whether the column holds a value.",
+								   RelationGetRelationName(index)),
+						 errhint("Grant SELECT on the column (or the table) to the role.")));
+		}
+	}
+	if (check_enable_rls(relid, userid, true) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("index \"%s\" cannot be checked under row-level security of table %s",
+						RelationGetRelationName(index), get_rel_name(relid)),
+				 errdetail("The guard holds the keys of every row, including rows the policies hide from this role."),
+				 errhint("Check it from a role that bypasses row-level security on the table, such as its owner.")));
+}
+
+/*
+ * Open a guard by OID: its table first, then the index, both
+ * AccessShareLock; the index must be a bloomguard index.
+ */
+static Relation
+guard_open(Oid indexoid, bool check_access)
+{
+	Oid			heapoid = IndexGetRelation(indexoid, true);
+	Relation	index;
+
+	if (!OidIsValid(heapoid))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 get_rel_name(indexoid) ?
+				 errmsg("\"%s\" is not an index", get_rel_name(indexoid)) :
+				 errmsg("relation with OID %u does not exist", indexoid),
+				 errhint("Name a bloomguard index (CREATE INDEX ... USING %s).",
+						 BFI_AM_NAME)));
+	LockRelationOid(heapoid, AccessShareLock);
+	index = relation_open(indexoid, AccessShareLock);
+	if (IndexGetRelation(indexoid, false) != heapoid)
+		elog(ERROR, "index %u moved to another table", indexoid);
+	if (!bfi_is_guard(index))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("index \"%s\" is not a bloomguard index",
+						RelationGetRelationName(index)),
+				 errhint("Name a bloomguard index (CREATE INDEX ... USING %s).",
+						 BFI_AM_NAME)));
+	if (check_access)
+		check_read_access(index, heapoid);
+	return index;
+}
+
+static void
+guard_close(Relation index)
+{
+	Oid			heapoid = index->rd_index->indrelid;
+
+	relation_close(index, AccessShareLock);
+	UnlockRelationOid(heapoid, AccessShareLock);
+}
+
+/* A guard's leaf indexes: itself, or a partitioned one's leaf partitions'. */
+static List *
+guard_leaves(Relation index)
+{
+	List	   *all;
+	List	   *leaves = NIL;
+	ListCell   *lc;
+
+	if (index->rd_rel->relkind == RELKIND_INDEX)
+		return list_make1_oid(RelationGetRelid(index));
+	all = find_all_inheritors(RelationGetRelid(index), AccessShareLock, NULL);
+	foreach(lc, all)
+		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_INDEX)
+			leaves = lappend_oid(leaves, lfirst_oid(lc));
+	return leaves;
+}
+
+/* The call site, resolved for this index, user, key type and transaction. */
+static GuardSite *
+site_get(FunctionCallInfo fcinfo, Relation index, bool text_arg)
+{
+	GuardSite  *site = fcinfo->flinfo->fn_extra;
+	Oid			argtype = text_arg ? TEXTOID : get_fn_expr_argtype(fcinfo->flinfo, 1);
+	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(index), 0);
+
+	if (site != NULL && site->indexoid == RelationGetRelid(index) &&
+		site->userid == GetUserId() && site->lxid == BFI_LXID &&
+		site->argtype == argtype && site->atttypid == att->atttypid)
+		return site;
+	if (site == NULL)
+		site = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(GuardSite));
+	site->indexoid = InvalidOid;
+	if (text_arg)
+		bf_keyconv_check_text_arg(fcinfo, 1, getBaseType(att->atttypid),
+								  guard_what(index));
+	bf_keyconv_check_collation(PG_GET_COLLATION(), guard_what(index));
+	bf_keyconv_init(&site->kc, fcinfo->flinfo->fn_mcxt, att->atttypid,
+					index->rd_indcollation[0], argtype, guard_what(index));
+	site->indexoid = RelationGetRelid(index);
+	site->userid = GetUserId();
+	site->lxid = BFI_LXID;
+	site->argtype = argtype;
+	site->atttypid = att->atttypid;
+	fcinfo->flinfo->fn_extra = site;
+	return site;
+}
+
+/* Does one leaf guard hold the key in any of its forms? */
+static bool
+leaf_contains(Relation leaf, const BfHash *hashes, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (bfi_probe(leaf, hashes[i].lo))
+			return true;
+	return false;
+}
+
+static Datum
+contains_common(FunctionCallInfo fcinfo, bool text_arg)
+{
+	Relation	index = guard_open(PG_GETARG_OID(0), true);
+	GuardSite  *site = site_get(fcinfo, index, text_arg);
+	BfHash		hashes[1 + BF_KEY_MAX_PROBES];
+	int			n = 1;
+	List	   *leaves;
+	ListCell   *lc;
+	bool		found = false;
+
+	hashes[0] = bf_keyconv_hash(&site->kc, PG_GETARG_DATUM(1));
+	n += bf_keyconv_other_hashes(&site->kc, PG_GETARG_DATUM(1), hashes + 1);
+	leaves = guard_leaves(index);
+	foreach(lc, leaves)
+	{
+		Relation	leaf;
+
+		if (lfirst_oid(lc) == RelationGetRelid(index))
+			found = leaf_contains(index, hashes, n);
+		else
+		{
+			leaf = index_open(lfirst_oid(lc), AccessShareLock);
+			found = leaf_contains(leaf, hashes, n);
+			index_close(leaf, AccessShareLock);
+		}
+		if (found)
+			break;
+	}
+	guard_close(index);
+	PG_RETURN_BOOL(found);
+}
+
+Datum
+bloom_guard_contains(PG_FUNCTION_ARGS)
+{
+	return contains_common(fcinfo, false);
+}
+
+/* A string key (a literal): read as the column's type would read it. */
+Datum
+bloom_guard_contains_text(PG_FUNCTION_ARGS)
+{
+	return contains_common(fcinfo, true);
+}
+
+static Relation
+guard_open_leaf(Oid indexoid)
+{
+	Relation	index = guard_open(indexoid, true);
+
+	if (index->rd_rel->relkind != RELKIND_INDEX)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("index \"%s\" is partitioned", RelationGetRelationName(index)),
+				 errdetail("Each partition's guard is a filter of its own."),
+				 errhint("Name the index of a partition.")));
+	return index;
+}
+
+/* Fill the header of layer i of a guard's export. */
+static void
+layer_header(const BfiSummary *sum, uint32 i, BfHeader *h)
+{
+	const BfiLayer *layer = &sum->meta.layers[i];
+
+	memset(h, 0, sizeof(*h));
+	h->version = BF_FORMAT_VERSION;
+	h->family = BF_FAMILY_BLOOM;
+	h->layout = BF_LAYOUT_BLOCKED;
+	h->key_kind = (uint8) sum->meta.key_kind;
+	h->hashes = (uint16) layer->hashes;
+	h->layers = 1;
+	h->nbits = (uint64) layer->npages * BFI_BLOCKS_PER_PAGE * BF_BLOCK_BITS;
+	h->capacity = layer->capacity;
+	h->target_fpr = layer->fpr;
+	h->added = sum->added[i];
+}
+
+/*
+ * The guard's filter as a bloomfilter value: a scalable filter (family 4)
+ * whose layers are the guard's, their bits as the pages hold them.
+ */
+Datum
+bloom_guard_filter(PG_FUNCTION_ARGS)
+{
+	Relation	index = guard_open_leaf(PG_GETARG_OID(0));
+	BfiSummary *sum = palloc(sizeof(BfiSummary));
+	BfHeader	outer;
+	uint64		bytes = BF_HEADER_SIZE;
+	struct varlena *v;
+	uint8	   *p;
+	uint8	   *bits;
+	char		msg[256];
+
+	bfi_meta_read(index, &sum->meta);
+	memset(&outer, 0, sizeof(outer));
+	outer.version = BF_FORMAT_VERSION;
+	outer.family = BF_FAMILY_SCALABLE;
+	outer.layout = BF_LAYOUT_BLOCKED;
+	outer.key_kind = (uint8) sum->meta.key_kind;
+	outer.layers = sum->meta.nlayers;
+	outer.capacity = sum->meta.capacity;
+	outer.target_fpr = sum->meta.fpr;
+	outer.growth = BFI_GROWTH;
+	outer.ratio = BFI_RATIO;
+	for (uint32 i = 0; i < sum->meta.nlayers; i++)
+	{
+		uint64		nbits = (uint64) sum->meta.layers[i].npages * BFI_BLOCKS_PER_PAGE * BF_BLOCK_BITS;
+
+		outer.nbits += nbits;
+		bytes += BF_HEADER_SIZE + nbits / 8;
+	}
+	if (bytes > BF_MAX_NEW_VALUE_BYTES - VARHDRSZ)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the filter of index \"%s\" is too large for a bloomfilter value",
+						RelationGetRelationName(index)),
+				 errdetail("It takes %llu bytes; a value holds at most %zu.",
+						   (unsigned long long) bytes, BF_MAX_NEW_VALUE_BYTES - VARHDRSZ)));
+
+	/* the bits first (behind the headers' room), then the headers */
+	v = palloc_extended(VARHDRSZ + bytes, MCXT_ALLOC_HUGE);
+	SET_VARSIZE(v, VARHDRSZ + bytes);
+	bits = palloc_extended(outer.nbits / 8, MCXT_ALLOC_HUGE);
+	bfi_summarize(index, sum, bits);
+	p = (uint8 *) VARDATA(v) + BF_HEADER_SIZE;
+	for (uint32 i = 0, off = 0; i < sum->meta.nlayers; i++)
+	{
+		BfHeader	h;
+
+		layer_header(sum, i, &h);
+		bf_header_encode(&h, p);
+		memcpy(p + BF_HEADER_SIZE, bits + (Size) off * BF_BLOCK_BYTES, h.nbits / 8);
+		p += BF_HEADER_SIZE + h.nbits / 8;
+		off += h.nbits / BF_BLOCK_BITS;
+		outer.added += h.added;
+	}
+	bf_header_encode(&outer, (uint8 *) VARDATA(v));
+	pfree(bits);
+	if (bf_header_decode((uint8 *) VARDATA(v), bytes, &outer, msg, sizeof(msg)) != BF_OK)
+		elog(ERROR, "the filter of index \"%s\" is not a valid value: %s",
+			 RelationGetRelationName(index), msg);
+	guard_close(index);
+	PG_RETURN_POINTER(v);
+}
+
+/* layers, capacity, added, bytes, target_fpr, estimated_fpr */
+Datum
+bloom_guard_info(PG_FUNCTION_ARGS)
+{
+	Relation	index = guard_open_leaf(PG_GETARG_OID(0));
+	BfiSummary *sum = palloc(sizeof(BfiSummary));
+	TupleDesc	tupdesc;
+	Datum		values[6];
+	bool		nulls[6] = {0};
+	uint64		added = 0;
+	double		pass = 1.0;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	bfi_meta_read(index, &sum->meta);
+	bfi_summarize(index, sum, NULL);
+	for (uint32 i = 0; i < sum->meta.nlayers; i++)
+	{
+		const BfiLayer *layer = &sum->meta.layers[i];
+		uint64		nbits = (uint64) layer->npages * BFI_BLOCKS_PER_PAGE * BF_BLOCK_BITS;
+
+		added += sum->added[i];
+		pass *= 1.0 - bf_predict_fpr(BF_LAYOUT_BLOCKED, nbits, (int) layer->hashes,
+									 (double) sum->added[i]);
+	}
+	values[0] = Int32GetDatum((int32) sum->meta.nlayers);
+	values[1] = Int64GetDatum((int64) sum->meta.capacity);
+	values[2] = Int64GetDatum((int64) added);
+	values[3] = Int64GetDatum((int64) RelationGetNumberOfBlocks(index) * BLCKSZ);
+	values[4] = Float8GetDatum(sum->meta.fpr);
+	values[5] = Float8GetDatum(1.0 - pass);
+	guard_close(index);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
