@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Static checks of README.md (no server), from the repository root:
-#  1. every SQL object of sql/bloomfilter--1.1.sql a user may meet is named
+#  1. every SQL object of sql/bloomfilter--1.1.sql and of the update to 2.0
+#     (sql/bloomfilter--1.1--2.0.sql) a user may meet is named
 #     in README.md: functions (all but the types' I/O functions), aggregates,
 #     types, operators (in backquotes), casts (both types), operator classes,
 #     tables, views, event triggers, and every GUC the C code defines;
@@ -31,7 +32,7 @@ sub slurp
 }
 
 my $readme = slurp('README.md');
-my $sql = slurp('sql/bloomfilter--1.1.sql');
+my $sql = slurp('sql/bloomfilter--1.1.sql') . slurp('sql/bloomfilter--1.1--2.0.sql');
 $sql =~ s/--[^\n]*//g;
 
 # ---- 1. objects

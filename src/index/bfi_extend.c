@@ -40,7 +40,9 @@ bfi_new_buffer(Relation index, ForkNumber fork)
  * indexes allocate bucket pages: only the last page is written and
  * WAL-logged (an empty data page), so that redo extends the file to it; the
  * pages before it read as new (all zero) pages, which hold no key, until a
- * key is set on them.
+ * key is set on them.  A relation already that long (a growth that extended
+ * it before a crash, its metapage not updated) is left as it is: its pages
+ * past the last layer were never written, or are empty.
  */
 void
 bfi_extend_to(Relation index, BlockNumber nblocks)
@@ -49,7 +51,8 @@ bfi_extend_to(Relation index, BlockNumber nblocks)
 	Page		page = (Page) zerobuf.data;
 	BlockNumber last = nblocks - 1;
 
-	Assert(nblocks > RelationGetNumberOfBlocks(index));
+	if (nblocks <= RelationGetNumberOfBlocks(index))
+		return;
 	bfi_data_page_init(page);
 	if (RelationNeedsWAL(index))
 	{
