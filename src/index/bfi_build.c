@@ -207,6 +207,13 @@ bfi_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	if (RelationGetNumberOfBlocks(index) != 0)
 		elog(ERROR, "index \"%s\" already contains data",
 			 RelationGetRelationName(index));
+	if (indexInfo->ii_Predicate != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("bloomguard index \"%s\" cannot be partial",
+						RelationGetRelationName(index)),
+				 errdetail("A guard answers whether any row of its table holds a key."),
+				 errhint("Guard an expression instead, or drop the WHERE clause.")));
 	memset(&bs, 0, sizeof(bs));
 	bfi_key_type(index, &bs.kt);
 	index_options(index, &fpr, &capacity);

@@ -13,13 +13,17 @@
  * locked AccessShareLock, the table first, as a query does.
  *
  * A partitioned index answers "no" only when every leaf partition's index
- * does.
+ * does.  A guard that may lack some row's key (not valid yet, or a
+ * partition without a guard) answers "maybe".
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/index.h"
+#include "catalog/pg_index.h"
 #include "catalog/pg_inherits.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -32,6 +36,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
+#include "utils/syscache.h"
 
 #include "bf_index.h"
 #include "bf_keyconv.h"
@@ -158,6 +163,12 @@ guard_open(Oid indexoid, bool check_access)
 						 BFI_AM_NAME)));
 	if (check_access)
 		check_read_access(index, heapoid);
+	if (index->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED &&
+		RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot check index \"%s\" of an unlogged table during recovery",
+						RelationGetRelationName(index))));
 	return index;
 }
 
@@ -170,20 +181,62 @@ guard_close(Relation index)
 	UnlockRelationOid(heapoid, AccessShareLock);
 }
 
-/* A guard's leaf indexes: itself, or a partitioned one's leaf partitions'. */
+/* Is a leaf guard complete: built, and maintained by every writer? */
+static bool
+leaf_ready(Oid indexoid)
+{
+	HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(indexoid));
+	Form_pg_index form;
+	bool		ready;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	form = (Form_pg_index) GETSTRUCT(tup);
+	ready = form->indisvalid && form->indisready && form->indislive;
+	ReleaseSysCache(tup);
+	return ready;
+}
+
+/*
+ * The leaf guards that answer for a guard's table, or NIL if some row of the
+ * table may have no key in them: a guard that is not valid (a CREATE INDEX
+ * CONCURRENTLY under way or failed, a partitioned guard not attached
+ * everywhere), or a leaf partition without a guard (a foreign table, which
+ * PostgreSQL builds no index on).
+ */
 static List *
 guard_leaves(Relation index)
 {
-	List	   *all;
 	List	   *leaves = NIL;
+	List	   *tables;
+	Bitmapset  *covered = NULL;
 	ListCell   *lc;
 
 	if (index->rd_rel->relkind == RELKIND_INDEX)
-		return list_make1_oid(RelationGetRelid(index));
-	all = find_all_inheritors(RelationGetRelid(index), AccessShareLock, NULL);
-	foreach(lc, all)
-		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_INDEX)
-			leaves = lappend_oid(leaves, lfirst_oid(lc));
+		return leaf_ready(RelationGetRelid(index)) ?
+			list_make1_oid(RelationGetRelid(index)) : NIL;
+	if (!index->rd_index->indisvalid)
+		return NIL;
+	foreach(lc, find_all_inheritors(RelationGetRelid(index), AccessShareLock, NULL))
+	{
+		Oid			leaf = lfirst_oid(lc);
+
+		if (get_rel_relkind(leaf) != RELKIND_INDEX)
+			continue;
+		if (!leaf_ready(leaf))
+			return NIL;
+		leaves = lappend_oid(leaves, leaf);
+		covered = bms_add_member(covered, (int) IndexGetRelation(leaf, false));
+	}
+	tables = find_all_inheritors(index->rd_index->indrelid, AccessShareLock, NULL);
+	foreach(lc, tables)
+	{
+		Oid			table = lfirst_oid(lc);
+
+		if (get_rel_relkind(table) != RELKIND_PARTITIONED_TABLE &&
+			!bms_is_member((int) table, covered))
+			return NIL;
+	}
 	return leaves;
 }
 
@@ -240,7 +293,10 @@ contains_common(FunctionCallInfo fcinfo, bool text_arg)
 
 	hashes[0] = bf_keyconv_hash(&site->kc, PG_GETARG_DATUM(1));
 	n += bf_keyconv_other_hashes(&site->kc, PG_GETARG_DATUM(1), hashes + 1);
+	/* no complete guard: "maybe", as the planner ignores an invalid index */
 	leaves = guard_leaves(index);
+	if (leaves == NIL)
+		found = true;
 	foreach(lc, leaves)
 	{
 		Relation	leaf;
@@ -284,6 +340,13 @@ guard_open_leaf(Oid indexoid)
 				 errmsg("index \"%s\" is partitioned", RelationGetRelationName(index)),
 				 errdetail("Each partition's guard is a filter of its own."),
 				 errhint("Name the index of a partition.")));
+	if (!leaf_ready(RelationGetRelid(index)))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("index \"%s\" is not valid", RelationGetRelationName(index)),
+				 errdetail("Its build has not finished, or failed: it may lack the keys of some rows."),
+				 errhint("Wait for CREATE INDEX CONCURRENTLY to finish, or REINDEX INDEX %s.",
+						 RelationGetRelationName(index))));
 	return index;
 }
 
