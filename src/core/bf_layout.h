@@ -47,10 +47,10 @@ bf_blocked_next(uint32_t *state)
 	return *state >> 23;
 }
 
+/* Set or test a key's k bits in its 512-bit block. */
 static inline void
-bf_blocked_add(uint8_t *bits, uint64_t nbits, int k, uint64_t hash)
+bf_block_add(uint8_t *block, int k, uint64_t hash)
 {
-	uint8_t    *block = bits + bf_blocked_block(hash, nbits / BF_BLOCK_BITS) * BF_BLOCK_BYTES;
 	uint32_t	s = bf_blocked_seed(hash);
 
 	for (int i = 0; i < k; i++)
@@ -62,9 +62,8 @@ bf_blocked_add(uint8_t *bits, uint64_t nbits, int k, uint64_t hash)
 }
 
 static inline bool
-bf_blocked_test(const uint8_t *bits, uint64_t nbits, int k, uint64_t hash)
+bf_block_test(const uint8_t *block, int k, uint64_t hash)
 {
-	const uint8_t *block = bits + bf_blocked_block(hash, nbits / BF_BLOCK_BITS) * BF_BLOCK_BYTES;
 	uint32_t	s = bf_blocked_seed(hash);
 
 	for (int i = 0; i < k; i++)
@@ -75,6 +74,20 @@ bf_blocked_test(const uint8_t *bits, uint64_t nbits, int k, uint64_t hash)
 			return false;
 	}
 	return true;
+}
+
+static inline void
+bf_blocked_add(uint8_t *bits, uint64_t nbits, int k, uint64_t hash)
+{
+	bf_block_add(bits + bf_blocked_block(hash, nbits / BF_BLOCK_BITS) * BF_BLOCK_BYTES,
+				 k, hash);
+}
+
+static inline bool
+bf_blocked_test(const uint8_t *bits, uint64_t nbits, int k, uint64_t hash)
+{
+	return bf_block_test(bits + bf_blocked_block(hash, nbits / BF_BLOCK_BITS) * BF_BLOCK_BYTES,
+						 k, hash);
 }
 
 /* Iterate over the k positions of a classic key. */

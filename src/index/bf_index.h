@@ -144,35 +144,6 @@ bfi_layer_page(const BfiLayer *layer, uint64 hash, uint32 *block)
 	return layer->start + (BlockNumber) (b / BFI_BLOCKS_PER_PAGE);
 }
 
-/* Set or test a key's k bits in its 64-byte block (as bf_blocked_add does). */
-static inline void
-bfi_block_add(uint8 *block, int k, uint64 hash)
-{
-	uint32		s = bf_blocked_seed(hash);
-
-	for (int i = 0; i < k; i++)
-	{
-		uint32		p = bf_blocked_next(&s);
-
-		block[p >> 3] |= (uint8) (1u << (p & 7));
-	}
-}
-
-static inline bool
-bfi_block_test(const uint8 *block, int k, uint64 hash)
-{
-	uint32		s = bf_blocked_seed(hash);
-
-	for (int i = 0; i < k; i++)
-	{
-		uint32		p = bf_blocked_next(&s);
-
-		if (!(block[p >> 3] & (1u << (p & 7))))
-			return false;
-	}
-	return true;
-}
-
 /* bfi_extend.c: new pages */
 extern Buffer bfi_new_buffer(Relation index, ForkNumber fork);
 extern void bfi_extend_to(Relation index, BlockNumber nblocks);

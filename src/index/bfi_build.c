@@ -122,7 +122,7 @@ build_add_hash(Relation index, BuildState *bs, uint64 hash)
 	for (uint32 i = 0; i < bs->meta.nlayers; i++)
 	{
 		build_page(bs, i, hash, &block);
-		if (bfi_block_test(block, (int) bs->meta.layers[i].hashes, hash))
+		if (bf_block_test(block, (int) bs->meta.layers[i].hashes, hash))
 			return;
 	}
 	last = bs->meta.nlayers - 1;
@@ -133,7 +133,7 @@ build_add_hash(Relation index, BuildState *bs, uint64 hash)
 		last++;
 	}
 	page = build_page(bs, last, hash, &block);
-	bfi_block_add(block, (int) bs->meta.layers[last].hashes, hash);
+	bf_block_add(block, (int) bs->meta.layers[last].hashes, hash);
 	BfiPageGetOpaque(page)->added++;
 	bs->added[last]++;
 }

@@ -62,7 +62,7 @@ add_to_layer(Relation index, const BfiMetaPageData *meta, uint64 hash,
 	is_new = PageIsNew(page);
 	if (!is_new)
 	{
-		if (bfi_block_test(BfiPageGetBits(page) + (Size) b * BF_BLOCK_BYTES,
+		if (bf_block_test(BfiPageGetBits(page) + (Size) b * BF_BLOCK_BYTES,
 						   (int) layer->hashes, hash))
 		{
 			UnlockReleaseBuffer(buf);
@@ -79,7 +79,7 @@ add_to_layer(Relation index, const BfiMetaPageData *meta, uint64 hash,
 									 is_new ? GENERIC_XLOG_FULL_IMAGE : 0);
 	if (is_new)
 		bfi_data_page_init(page);
-	bfi_block_add(BfiPageGetBits(page) + (Size) b * BF_BLOCK_BYTES,
+	bf_block_add(BfiPageGetBits(page) + (Size) b * BF_BLOCK_BYTES,
 				  (int) layer->hashes, hash);
 	BfiPageGetOpaque(page)->added++;
 	GenericXLogFinish(state);

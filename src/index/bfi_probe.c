@@ -36,7 +36,7 @@ bfi_page_test(Relation index, const BfiLayer *layer, uint64 hash)
 	page = BufferGetPage(buf);
 	bfi_page_check(index, blkno, page, BFI_PAGE_DATA);
 	found = !PageIsNew(page) &&
-		bfi_block_test(BfiPageGetBits(page) + (Size) b * BF_BLOCK_BYTES,
+		bf_block_test(BfiPageGetBits(page) + (Size) b * BF_BLOCK_BYTES,
 					   (int) layer->hashes, hash);
 	UnlockReleaseBuffer(buf);
 	return found;
