@@ -240,7 +240,10 @@ guard_leaves(Relation index)
 	return leaves;
 }
 
-/* The call site, resolved for this index, user, key type and transaction. */
+/*
+ * The call site, resolved for this index, user, key type and transaction:
+ * access is checked once per transaction, as for a shared filter.
+ */
 static GuardSite *
 site_get(FunctionCallInfo fcinfo, Relation index, bool text_arg)
 {
@@ -255,6 +258,7 @@ site_get(FunctionCallInfo fcinfo, Relation index, bool text_arg)
 	if (site == NULL)
 		site = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(GuardSite));
 	site->indexoid = InvalidOid;
+	check_read_access(index, index->rd_index->indrelid);
 	if (text_arg)
 		bf_keyconv_check_text_arg(fcinfo, 1, getBaseType(att->atttypid),
 								  guard_what(index));
@@ -283,7 +287,7 @@ leaf_contains(Relation leaf, const BfHash *hashes, int n)
 static Datum
 contains_common(FunctionCallInfo fcinfo, bool text_arg)
 {
-	Relation	index = guard_open(PG_GETARG_OID(0), true);
+	Relation	index = guard_open(PG_GETARG_OID(0), false);
 	GuardSite  *site = site_get(fcinfo, index, text_arg);
 	BfHash		hashes[1 + BF_KEY_MAX_PROBES];
 	int			n = 1;
