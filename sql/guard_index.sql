@@ -89,6 +89,10 @@ CREATE INDEX ON gt USING bloomguard ((t::jsonb));
 CREATE INDEX ON gt USING bloomguard (i4) WITH (capacity = 2000000000, fpr = 0.000000000001);
 CREATE COLLATION bf_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 CREATE INDEX ON gt USING bloomguard ((t COLLATE bf_ci));
+CREATE TABLE colt (t text COLLATE bf_ci);
+CREATE INDEX ON colt USING bloomguard (t COLLATE "C");
+CREATE INDEX colt_lower_g ON colt USING bloomguard ((lower(t) COLLATE "C"));
+DROP TABLE colt;
 DROP COLLATION bf_ci;
 -- the planner never scans a guard
 EXPLAIN (COSTS OFF) SELECT id FROM gt WHERE i4 = 5;

@@ -22,6 +22,7 @@
 #include "miscadmin.h"
 #include "nodes/execnodes.h"
 #include "storage/bufmgr.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -195,6 +196,30 @@ build_write(Relation index, BuildState *bs)
 		log_newpage_range(index, MAIN_FORKNUM, 0, blkno, true);
 }
 
+/*
+ * A guard of a plain column answers for "WHERE column = key", compared under
+ * the column's collation: that collation must be deterministic too, whatever
+ * the index's own (a COLLATE in CREATE INDEX).
+ */
+static void
+check_column_collation(Relation heap, Relation index)
+{
+	AttrNumber	attnum = index->rd_index->indkey.values[0];
+	Form_pg_attribute att;
+
+	if (attnum <= 0)
+		return;
+	att = TupleDescAttr(RelationGetDescr(heap), attnum - 1);
+	if (OidIsValid(att->attcollation) &&
+		!get_collation_isdeterministic(att->attcollation))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("column \"%s\" of a bloomguard index has the nondeterministic collation \"%s\"",
+						NameStr(att->attname), get_collation_name(att->attcollation)),
+				 errdetail("Strings equal under a nondeterministic collation can differ in their bytes, so the guard could answer \"no\" for a key \"=\" finds."),
+				 errhint("Guard an expression that normalizes the key, such as lower(column), instead.")));
+}
+
 IndexBuildResult *
 bfi_build(Relation heap, Relation index, IndexInfo *indexInfo)
 {
@@ -214,6 +239,7 @@ bfi_build(Relation heap, Relation index, IndexInfo *indexInfo)
 						RelationGetRelationName(index)),
 				 errdetail("A guard answers whether any row of its table holds a key."),
 				 errhint("Guard an expression instead, or drop the WHERE clause.")));
+	check_column_collation(heap, index);
 	memset(&bs, 0, sizeof(bs));
 	bfi_key_type(index, &bs.kt);
 	index_options(index, &fpr, &capacity);

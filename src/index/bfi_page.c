@@ -49,8 +49,8 @@ bfi_data_page_init(Page page)
 	((PageHeader) page)->pd_lower = BFI_DATA_OFFSET + BFI_BLOCKS_PER_PAGE * BF_BLOCK_BYTES;
 }
 
-/* The largest layer: 4 GB (a build holds a layer in memory). */
-#define BFI_MAX_LAYER_BITS	(UINT64_C(1) << 35)
+/* The largest layer: 1 GB (a build holds its layers in memory). */
+#define BFI_MAX_LAYER_BITS	(UINT64_C(1) << 33)
 
 /*
  * The geometry of layer i of a guard, its pages from start: capacity c * 2^i
@@ -110,19 +110,48 @@ bfi_page_check(Relation index, BlockNumber blkno, Page page, uint16 kind)
 				 errhint("Please REINDEX it.")));
 }
 
-/* Read a guard's metapage into *meta (checked). */
-void
-bfi_meta_read(Relation index, BfiMetaPageData *meta)
+static void
+meta_corrupted(Relation index, const char *what, uint32 i)
 {
-	Buffer		buf;
-	Page		page;
-	BfiMetaPageData *m;
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("bloomguard index \"%s\" has a corrupted metapage: %s (layer %u)",
+					RelationGetRelationName(index), what, i),
+			 errhint("Please REINDEX it.")));
+}
 
-	buf = ReadBuffer(index, BFI_METAPAGE_BLKNO);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	bfi_page_check(index, BFI_METAPAGE_BLKNO, page, BFI_PAGE_META);
-	m = BfiPageGetMeta(page);
+/*
+ * Check a layer of a metapage: its geometry is a function of the guard's
+ * rate and capacity and of where the layer before it ends.
+ */
+static void
+layer_check(Relation index, const BfiMetaPageData *m, uint32 i)
+{
+	BfiLayer	expect;
+	const BfiLayer *layer = &m->layers[i];
+	BlockNumber start = i == 0 ? BFI_METAPAGE_BLKNO + 1 :
+		m->layers[i - 1].start + m->layers[i - 1].npages;
+
+	if (!bfi_layer_size(m, i, start, &expect))
+		meta_corrupted(index, "a layer of no possible size", i);
+	if (layer->start != expect.start || layer->npages != expect.npages ||
+		layer->hashes != expect.hashes || layer->share != expect.share ||
+		layer->capacity != expect.capacity ||
+		memcmp(&layer->fpr, &expect.fpr, sizeof(double)) != 0)
+		meta_corrupted(index, "a layer's geometry disagrees with its rate and capacity", i);
+}
+
+/*
+ * Check the fields of a metapage.  Layers already checked (those of the
+ * copy in rd_amcache, unchanged) are not sized again: only layers a growth
+ * appended since.
+ */
+static void
+meta_check(Relation index, const BfiMetaPageData *m)
+{
+	BfiMetaPageData *cached = (BfiMetaPageData *) index->rd_amcache;
+	uint32		first = 0;
+
 	if (m->magic != BFI_MAGIC)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
@@ -136,12 +165,39 @@ bfi_meta_read(Relation index, BfiMetaPageData *meta)
 						BFI_FORMAT_VERSION),
 				 errhint("REINDEX it, or install the version of the extension that wrote it.")));
 	if (m->nlayers < 1 || m->nlayers > BFI_MAX_LAYERS)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("bloomguard index \"%s\" has %u layers",
-						RelationGetRelationName(index), m->nlayers),
-				 errhint("Please REINDEX it.")));
-	memcpy(meta, m, offsetof(BfiMetaPageData, layers) +
-		   m->nlayers * sizeof(BfiLayer));
+		meta_corrupted(index, "a layer count out of range", m->nlayers);
+	if (cached != NULL && cached->nlayers <= m->nlayers &&
+		memcmp(cached, m, offsetof(BfiMetaPageData, layers) +
+			   cached->nlayers * sizeof(BfiLayer)) == 0)
+		first = cached->nlayers;
+	else if (m->key_kind < 1 || m->key_kind > BF_KEY_KIND_MAX ||
+			 m->capacity < 1 || !(m->fpr > 0.0 && m->fpr <= 0.5))
+		meta_corrupted(index, "a key kind, capacity or rate out of range", 0);
+	for (uint32 i = first; i < m->nlayers; i++)
+		layer_check(index, m, i);
+	if (first < m->nlayers)
+	{
+		if (cached == NULL)
+			index->rd_amcache = cached =
+				MemoryContextAlloc(index->rd_indexcxt, sizeof(BfiMetaPageData));
+		memcpy(cached, m, sizeof(BfiMetaPageData));
+	}
+}
+
+/* Read a guard's metapage into *meta (checked). */
+void
+bfi_meta_read(Relation index, BfiMetaPageData *meta)
+{
+	Buffer		buf;
+	Page		page;
+	BfiMetaPageData *m;
+
+	buf = ReadBuffer(index, BFI_METAPAGE_BLKNO);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	bfi_page_check(index, BFI_METAPAGE_BLKNO, page, BFI_PAGE_META);
+	m = BfiPageGetMeta(page);
+	memcpy(meta, m, sizeof(BfiMetaPageData));
 	UnlockReleaseBuffer(buf);
+	meta_check(index, meta);
 }

@@ -10,7 +10,8 @@
  * the schema and SELECT on the table or on every column the index reads,
  * and no row-level security applying to the role (the filter holds the
  * keys of rows the policies would hide).  The index and its table are
- * locked AccessShareLock, the table first, as a query does.
+ * locked AccessShareLock, the table first, until the end of the
+ * transaction, as a query locks them.
  *
  * A partitioned index answers "no" only when every leaf partition's index
  * does.  A guard that may lack some row's key (not valid yet, or a
@@ -20,6 +21,7 @@
 
 #include "access/htup_details.h"
 #include "access/relation.h"
+#include "access/transam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/index.h"
@@ -36,6 +38,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
 #include "bf_index.h"
@@ -142,18 +145,22 @@ guard_open(Oid indexoid, bool check_access)
 	Oid			heapoid = IndexGetRelation(indexoid, true);
 	Relation	index;
 
+	if (!OidIsValid(heapoid) && get_rel_name(indexoid) == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", indexoid)));
 	if (!OidIsValid(heapoid))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 get_rel_name(indexoid) ?
-				 errmsg("\"%s\" is not an index", get_rel_name(indexoid)) :
-				 errmsg("relation with OID %u does not exist", indexoid),
+				 errmsg("\"%s\" is not an index", get_rel_name(indexoid)),
 				 errhint("Name a bloomguard index (CREATE INDEX ... USING %s).",
 						 BFI_AM_NAME)));
 	LockRelationOid(heapoid, AccessShareLock);
-	index = relation_open(indexoid, AccessShareLock);
-	if (IndexGetRelation(indexoid, false) != heapoid)
-		elog(ERROR, "index %u moved to another table", indexoid);
+	index = try_relation_open(indexoid, AccessShareLock);
+	if (index == NULL || IndexGetRelation(indexoid, true) != heapoid)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("index with OID %u was dropped", indexoid)));
 	if (!bfi_is_guard(index))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
@@ -172,16 +179,20 @@ guard_open(Oid indexoid, bool check_access)
 	return index;
 }
 
+/* Close a guard; its locks and its table's are kept, as a query keeps them. */
 static void
 guard_close(Relation index)
 {
-	Oid			heapoid = index->rd_index->indrelid;
-
-	relation_close(index, AccessShareLock);
-	UnlockRelationOid(heapoid, AccessShareLock);
+	relation_close(index, NoLock);
 }
 
-/* Is a leaf guard complete: built, and maintained by every writer? */
+/*
+ * Is a leaf guard complete: built, maintained by every writer, and holding
+ * every row this transaction's snapshots may see?  A guard built while a
+ * HOT chain had a recently dead member (indcheckxmin) lacks that member's
+ * key, which an older snapshot sees: the planner ignores such an index
+ * until its pg_index row is older than TransactionXmin, and so do checks.
+ */
 static bool
 leaf_ready(Oid indexoid)
 {
@@ -193,6 +204,9 @@ leaf_ready(Oid indexoid)
 		return false;
 	form = (Form_pg_index) GETSTRUCT(tup);
 	ready = form->indisvalid && form->indisready && form->indislive;
+	if (ready && form->indcheckxmin &&
+		!TransactionIdPrecedes(HeapTupleHeaderGetXmin(tup->t_data), TransactionXmin))
+		ready = false;
 	ReleaseSysCache(tup);
 	return ready;
 }
@@ -209,7 +223,7 @@ guard_leaves(Relation index)
 {
 	List	   *leaves = NIL;
 	List	   *tables;
-	Bitmapset  *covered = NULL;
+	List	   *covered = NIL;
 	ListCell   *lc;
 
 	if (index->rd_rel->relkind == RELKIND_INDEX)
@@ -226,7 +240,7 @@ guard_leaves(Relation index)
 		if (!leaf_ready(leaf))
 			return NIL;
 		leaves = lappend_oid(leaves, leaf);
-		covered = bms_add_member(covered, (int) IndexGetRelation(leaf, false));
+		covered = lappend_oid(covered, IndexGetRelation(leaf, false));
 	}
 	tables = find_all_inheritors(index->rd_index->indrelid, AccessShareLock, NULL);
 	foreach(lc, tables)
@@ -234,7 +248,7 @@ guard_leaves(Relation index)
 		Oid			table = lfirst_oid(lc);
 
 		if (get_rel_relkind(table) != RELKIND_PARTITIONED_TABLE &&
-			!bms_is_member((int) table, covered))
+			!list_member_oid(covered, table))
 			return NIL;
 	}
 	return leaves;
@@ -311,7 +325,7 @@ contains_common(FunctionCallInfo fcinfo, bool text_arg)
 		{
 			leaf = index_open(lfirst_oid(lc), AccessShareLock);
 			found = leaf_contains(leaf, hashes, n);
-			index_close(leaf, AccessShareLock);
+			index_close(leaf, NoLock);
 		}
 		if (found)
 			break;
@@ -435,8 +449,11 @@ bloom_guard_filter(PG_FUNCTION_ARGS)
 	bf_header_encode(&outer, (uint8 *) VARDATA(v));
 	pfree(bits);
 	if (bf_header_decode((uint8 *) VARDATA(v), bytes, &outer, msg, sizeof(msg)) != BF_OK)
-		elog(ERROR, "the filter of index \"%s\" is not a valid value: %s",
-			 RelationGetRelationName(index), msg);
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("the filter of index \"%s\" is not a valid value: %s",
+						RelationGetRelationName(index), msg),
+				 errhint("Please REINDEX it.")));
 	guard_close(index);
 	PG_RETURN_POINTER(v);
 }
