@@ -35,51 +35,7 @@ use IPC::Run;
 use FindBin;
 use lib $FindBin::RealBin;
 use SharedFilterTest;
-
-# "keys answering false/keys checked" of bloom_guard_contains($guard, k)
-# over the non-NULL keys of $keys_sql (the table as this query sees it).
-sub false_of
-{
-	my ($node, $db, $guard, $keys_sql) = @_;
-	my ($rc, $out, $err) = $node->psql($db,
-		"SELECT count(*) FILTER (WHERE NOT bloom_guard_contains(" . lit($guard) . ", k)) || '/' || count(*) "
-		  . "FROM ($keys_sql) s(k) WHERE k IS NOT NULL");
-	return $rc == 0 ? $out : "<error: $err>";
-}
-
-# "keys answering true/keys checked" over $keys_sql (keys not in the table).
-sub true_of
-{
-	my ($node, $db, $guard, $keys_sql) = @_;
-	my ($rc, $out, $err) = $node->psql($db,
-		"SELECT count(*) FILTER (WHERE bloom_guard_contains(" . lit($guard) . ", k)) || '/' || count(*) "
-		  . "FROM ($keys_sql) s(k)");
-	return $rc == 0 ? $out : "<error: $err>";
-}
-
-# One test: all $n keys of $keys_sql answer true ("0/$n" answer false).
-sub all_found
-{
-	my ($node, $db, $guard, $keys_sql, $n, $what) = @_;
-	is(false_of($node, $db, $guard, $keys_sql), "0/$n", "$what: all $n keys answer true");
-}
-
-# Two tests: $n absent keys were checked, and at most $share of them
-# answered true (the guard really says "no").
-sub mostly_false
-{
-	my ($node, $db, $guard, $keys_sql, $n, $share, $what) = @_;
-	my $r = true_of($node, $db, $guard, $keys_sql);
-	my ($t, $checked) = $r =~ m{^(\d+)/(\d+)$} ? ($1, $2) : (-1, -1);
-	is($checked, $n, "$what: $n absent keys checked") or diag($r);
-	ok($t >= 0 && $t <= $share * $n, "$what: absent keys answer false ($t of $n answer true)");
-}
-
-sub one
-{
-	my ($node, $sql) = @_;
-	return $node->safe_psql('postgres', $sql);
-}
+use GuardIndexTest;
 
 # ---------------------------------------------------------------- setup ----
 my $node = PostgreSQL::Test::Cluster->new('guard_recovery');
@@ -102,8 +58,8 @@ one($node, q{
 });
 my $words = 'SELECT w FROM words';
 my $absent_words = "SELECT 'absent' || i FROM generate_series(1, 20000) i";
-all_found($node, 'postgres', 'words_g', $words, 100000, 'built');
-mostly_false($node, 'postgres', 'words_g', $absent_words, 20000, 0.05, 'built');
+all_found($node, 'words_g', $words, 100000, 'built');
+mostly_false($node, 'words_g', $absent_words, 20000, 'built');
 is(one($node, q{SELECT bloom_guard_contains('words_g', 'word77'::text)}
 	  . q{ || ',' || bloom_guard_contains('words_g', 'nosuchword'::text)}), 'true,false',
 	'built: a spot check of a present and an absent key');
@@ -117,10 +73,10 @@ one($node, q{
 	INSERT INTO ul SELECT 'ul' || i FROM generate_series(1, 10000) i;
 });
 my $ul_old = "SELECT 'ul' || i FROM generate_series(1, 10000) i";
-all_found($node, 'postgres', 'ul_g', $ul_old, 10000, 'unlogged (grown from 1000)');
+all_found($node, 'ul_g', $ul_old, 10000, 'unlogged (grown from 1000)');
 $node->restart;
 is(one($node, 'SELECT count(*) FROM ul'), '10000', 'unlogged, clean restart: the rows are kept');
-all_found($node, 'postgres', 'ul_g', $ul_old, 10000, 'unlogged, clean restart');
+all_found($node, 'ul_g', $ul_old, 10000, 'unlogged, clean restart');
 
 # ------------------------------------------------------------ 2. TRUNCATE ----
 one($node, q{
@@ -129,18 +85,18 @@ one($node, q{
 	INSERT INTO tr SELECT generate_series(1, 20000);
 });
 my $tr_old = 'SELECT generate_series(1, 20000)';
-all_found($node, 'postgres', 'tr_g', 'SELECT k FROM tr', 20000, 'before TRUNCATE');
+all_found($node, 'tr_g', 'SELECT k FROM tr', 20000, 'before TRUNCATE');
 one($node, 'BEGIN; TRUNCATE tr; ROLLBACK;');
-all_found($node, 'postgres', 'tr_g', $tr_old, 20000, 'TRUNCATE rolled back');
+all_found($node, 'tr_g', $tr_old, 20000, 'TRUNCATE rolled back');
 my $tr_node = one($node, q{SELECT pg_relation_filenode('tr_g')});
 one($node, 'TRUNCATE tr');
 isnt(one($node, q{SELECT pg_relation_filenode('tr_g')}), $tr_node, 'TRUNCATE gives the guard a new relfilenode');
-is(true_of($node, 'postgres', 'tr_g', $tr_old), '0/20000', 'after TRUNCATE: no old key answers true (the guard is empty)');
+is(true_of($node, 'tr_g', $tr_old), '0/20000', 'after TRUNCATE: no old key answers true (the guard is empty)');
 is(one($node, q{SELECT layers || ',' || added FROM bloom_guard_info('tr_g')}), '1,0',
 	'after TRUNCATE: bloom_guard_info shows one empty layer');
 one($node, 'INSERT INTO tr SELECT generate_series(30001, 31000)');
-all_found($node, 'postgres', 'tr_g', 'SELECT k FROM tr', 1000, 'inserts after TRUNCATE');
-mostly_false($node, 'postgres', 'tr_g', $tr_old, 20000, 0.05, 'after TRUNCATE and new inserts, the old keys');
+all_found($node, 'tr_g', 'SELECT k FROM tr', 1000, 'inserts after TRUNCATE');
+mostly_false($node, 'tr_g', $tr_old, 20000, 'after TRUNCATE and new inserts, the old keys');
 
 # ----------------------------------------------- 3. crash during a stream ----
 my $words_node = one($node, q{SELECT pg_relation_filenode('words_g')});
@@ -183,41 +139,41 @@ is(one($node, q{SELECT pg_relation_filenode('words_g') || ',' || pg_relation_fil
 	"$words_node,$grown_node", 'after the crash: the guards were not rebuilt (same relfilenodes)');
 cmp_ok(one($node, q{SELECT pg_relation_size('words_g')}), '>=', $words_bytes,
 	'after the crash: the guard\'s file did not shrink');
-all_found($node, 'postgres', 'words_g', $words, $nwords, 'after the crash, words');
-all_found($node, 'postgres', 'grown_g', 'SELECT k FROM grown', $ngrown, 'after the crash, the grown guard');
+all_found($node, 'words_g', $words, $nwords, 'after the crash, words');
+all_found($node, 'grown_g', 'SELECT k FROM grown', $ngrown, 'after the crash, the grown guard');
 is(one($node, q{
 	WITH f AS MATERIALIZED (SELECT bloom_guard_filter('words_g') AS f)
 	SELECT count(*) FILTER (WHERE NOT bloom_contains(f.f, w)) || '/' || count(*) FROM words, f}),
 	"0/$nwords", 'after the crash: bloom_guard_filter holds every key too');
-mostly_false($node, 'postgres', 'words_g', $absent_words, 20000, 0.05, 'after the crash, words');
-mostly_false($node, 'postgres', 'grown_g', 'SELECT -generate_series(1, 20000)::int8', 20000, 0.05,
+mostly_false($node, 'words_g', $absent_words, 20000, 'after the crash, words');
+mostly_false($node, 'grown_g', 'SELECT -generate_series(1, 20000)::int8', 20000,
 	'after the crash, the grown guard');
 my ($layers) = split /,/, one($node, q{SELECT layers || ',' || capacity FROM bloom_guard_info('grown_g')});
 cmp_ok($layers, '>', 1, "after the crash: the grown guard still has its layers ($layers)");
 # the tr guard: its TRUNCATE and the inserts after it were replayed
-all_found($node, 'postgres', 'tr_g', 'SELECT k FROM tr', 1000, 'after the crash, tr (truncated before)');
-mostly_false($node, 'postgres', 'tr_g', $tr_old, 20000, 0.05, 'after the crash, tr\'s keys from before TRUNCATE');
+all_found($node, 'tr_g', 'SELECT k FROM tr', 1000, 'after the crash, tr (truncated before)');
+mostly_false($node, 'tr_g', $tr_old, 20000, 'after the crash, tr\'s keys from before TRUNCATE');
 
 # new inserts after the crash
 one($node, q{
 	INSERT INTO words (w) SELECT 'postcrash' || i FROM generate_series(1, 5000) i;
 	INSERT INTO grown SELECT 5000000 + i FROM generate_series(1, 20000) i;
 });
-all_found($node, 'postgres', 'words_g', $words, $nwords + 5000, 'inserts after the crash, words');
-all_found($node, 'postgres', 'grown_g', 'SELECT k FROM grown', $ngrown + 20000,
+all_found($node, 'words_g', $words, $nwords + 5000, 'inserts after the crash, words');
+all_found($node, 'grown_g', 'SELECT k FROM grown', $ngrown + 20000,
 	'inserts after the crash, the grown guard');
 
 # the unlogged table: reset to empty, its guard too
 is(one($node, 'SELECT count(*) FROM ul'), '0', 'unlogged, after the crash: the table is empty');
-is(true_of($node, 'postgres', 'ul_g', $ul_old), '0/10000',
+is(true_of($node, 'ul_g', $ul_old), '0/10000',
 	'unlogged, after the crash: no old key answers true (the guard was reset)');
-is(true_of($node, 'postgres', 'ul_g', "SELECT 'ulstream' || i FROM generate_series(1, 10000) i"), '0/10000',
+is(true_of($node, 'ul_g', "SELECT 'ulstream' || i FROM generate_series(1, 10000) i"), '0/10000',
 	'unlogged, after the crash: no key of the stream answers true');
 is(one($node, q{SELECT layers || ',' || added FROM bloom_guard_info('ul_g')}), '1,0',
 	'unlogged, after the crash: bloom_guard_info shows one empty layer');
 one($node, q{INSERT INTO ul SELECT 'ulnew' || i FROM generate_series(1, 3000) i});
-all_found($node, 'postgres', 'ul_g', 'SELECT k FROM ul', 3000, 'unlogged, inserts after the crash');
-mostly_false($node, 'postgres', 'ul_g', $ul_old, 10000, 0.05, 'unlogged, after new inserts, the old keys');
+all_found($node, 'ul_g', 'SELECT k FROM ul', 3000, 'unlogged, inserts after the crash');
+mostly_false($node, 'ul_g', $ul_old, 10000, 'unlogged, after new inserts, the old keys');
 
 # ------------------------------------------- 4. point-in-time recovery ----
 $node->backup('pitr_base');
@@ -246,15 +202,15 @@ ok($pitr->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()'), 'PITR:
 is(one($pitr, q{SELECT count(*) FILTER (WHERE w LIKE 'batchA%') || ',' || count(*) FILTER (WHERE w LIKE 'batchB%') FROM words}),
 	'5000,0', 'PITR: the table has batch A and not batch B');
 is(one($pitr, 'SELECT count(*) FROM words'), $nbase + 5000, 'PITR: the table has the base rows and batch A');
-all_found($pitr, 'postgres', 'words_g', $words, $nbase + 5000, 'PITR, words (base rows and batch A)');
-mostly_false($pitr, 'postgres', 'words_g', "SELECT 'batchB' || i FROM generate_series(1, 5000) i", 5000, 0.05,
+all_found($pitr, 'words_g', $words, $nbase + 5000, 'PITR, words (base rows and batch A)');
+mostly_false($pitr, 'words_g', "SELECT 'batchB' || i FROM generate_series(1, 5000) i", 5000,
 	'PITR, batch B\'s keys');
-all_found($pitr, 'postgres', 'grown_g', 'SELECT k FROM grown', $ngrown + 20000, 'PITR, the grown guard');
-mostly_false($pitr, 'postgres', 'grown_g', 'SELECT 9000000 + generate_series(1, 20000)::int8', 20000, 0.05,
+all_found($pitr, 'grown_g', 'SELECT k FROM grown', $ngrown + 20000, 'PITR, the grown guard');
+mostly_false($pitr, 'grown_g', 'SELECT 9000000 + generate_series(1, 20000)::int8', 20000,
 	'PITR, the grown guard, keys of the rows after the restore point');
 is(one($pitr, q{SELECT pg_relation_filenode('words_g')}), $words_node, 'PITR: the guard was not rebuilt');
 one($pitr, q{INSERT INTO words (w) SELECT 'afterpitr' || i FROM generate_series(1, 1000) i});
-all_found($pitr, 'postgres', 'words_g', $words, $nbase + 6000, 'PITR, inserts after the promotion');
+all_found($pitr, 'words_g', $words, $nbase + 6000, 'PITR, inserts after the promotion');
 
 $pitr->stop;
 $node->stop;
@@ -296,12 +252,12 @@ my ($min_layers) = one($min, q{SELECT layers FROM bloom_guard_info('big_g')});
 cmp_ok($min_layers, '>', 1, "wal_level = minimal: the guard grew in its table's first transaction ($min_layers layers)");
 $min->stop('immediate');
 $min->start;
-all_found($min, 'postgres', 'big_g', 'SELECT k FROM big', 50000, 'wal_level = minimal, after a crash, synced at commit');
-all_found($min, 'postgres', 'small_g', 'SELECT k FROM small', 300, 'wal_level = minimal, after a crash, logged at commit');
-all_found($min, 'postgres', 'tt_g', 'SELECT k FROM tt', 29000, 'wal_level = minimal, after a crash, truncated and filled in one transaction');
+all_found($min, 'big_g', 'SELECT k FROM big', 50000, 'wal_level = minimal, after a crash, synced at commit');
+all_found($min, 'small_g', 'SELECT k FROM small', 300, 'wal_level = minimal, after a crash, logged at commit');
+all_found($min, 'tt_g', 'SELECT k FROM tt', 29000, 'wal_level = minimal, after a crash, truncated and filled in one transaction');
 is(one($min, q{SELECT layers FROM bloom_guard_info('big_g')}), $min_layers, 'wal_level = minimal, after a crash: the layers are kept');
 one($min, 'INSERT INTO big SELECT generate_series(50001, 100000)');
-all_found($min, 'postgres', 'big_g', 'SELECT k FROM big', 100000, 'wal_level = minimal, inserts after the crash');
-mostly_false($min, 'postgres', 'big_g', 'SELECT -generate_series(1, 20000)::int8', 20000, 0.05, 'wal_level = minimal');
+all_found($min, 'big_g', 'SELECT k FROM big', 100000, 'wal_level = minimal, inserts after the crash');
+mostly_false($min, 'big_g', 'SELECT -generate_series(1, 20000)::int8', 20000, 'wal_level = minimal');
 $min->stop;
 done_testing();

@@ -34,41 +34,7 @@ use Time::HiRes qw(usleep);
 use FindBin;
 use lib $FindBin::RealBin;
 use SharedFilterTest;
-
-# "keys answering false/keys checked" of bloom_guard_contains($guard, k)
-# over the non-NULL keys of $keys_sql.
-sub false_sql
-{
-	my ($guard, $keys_sql) = @_;
-	return "SELECT count(*) FILTER (WHERE NOT bloom_guard_contains(" . lit($guard) . ", k)) || '/' || count(*) "
-	  . "FROM ($keys_sql) s(k) WHERE k IS NOT NULL";
-}
-
-sub false_of
-{
-	my ($node, $guard, $keys_sql) = @_;
-	my ($rc, $out, $err) = $node->psql('postgres', false_sql($guard, $keys_sql));
-	return $rc == 0 ? $out : "<error: $err>";
-}
-
-sub all_found
-{
-	my ($node, $guard, $keys_sql, $n, $what) = @_;
-	is(false_of($node, $guard, $keys_sql), "0/$n", "$what: all $n keys answer true");
-}
-
-# Two tests: $n absent keys checked, at most 5% answer true.
-sub mostly_false
-{
-	my ($node, $guard, $keys_sql, $n, $what) = @_;
-	my ($rc, $r, $err) = $node->psql('postgres',
-		"SELECT count(*) FILTER (WHERE bloom_guard_contains(" . lit($guard) . ", k)) || '/' || count(*) "
-		  . "FROM ($keys_sql) s(k)");
-	$r = "<error: $err>" if $rc != 0;
-	my ($t, $checked) = $r =~ m{^(\d+)/(\d+)$} ? ($1, $2) : (-1, -1);
-	is($checked, $n, "$what: $n absent keys checked") or diag($r);
-	ok($t >= 0 && $t <= 0.05 * $n, "$what: absent keys answer false ($t of $n answer true)");
-}
+use GuardIndexTest;
 
 my $s_keys = 'SELECT k FROM s';
 my $g_keys = 'SELECT k FROM grow';

@@ -39,36 +39,7 @@ use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
 use SharedFilterTest;
-
-# "keys answering false/keys checked" of bloom_guard_contains($guard, k)
-# over the non-NULL keys of $keys_sql.
-sub false_of
-{
-	my ($node, $db, $guard, $keys_sql, @extra) = @_;
-	my ($rc, $out, $err) = $node->psql($db,
-		"SELECT count(*) FILTER (WHERE NOT bloom_guard_contains(" . lit($guard) . ", k)) || '/' || count(*) "
-		  . "FROM ($keys_sql) s(k) WHERE k IS NOT NULL", @extra);
-	return $rc == 0 ? $out : "<error: $err>";
-}
-
-sub all_found
-{
-	my ($node, $db, $guard, $keys_sql, $n, $what, @extra) = @_;
-	is(false_of($node, $db, $guard, $keys_sql, @extra), "0/$n", "$what: all $n keys answer true");
-}
-
-# Two tests: $n absent keys checked, at most 5% answer true.
-sub mostly_false
-{
-	my ($node, $db, $guard, $keys_sql, $n, $what, @extra) = @_;
-	my ($rc, $r, $err) = $node->psql($db,
-		"SELECT count(*) FILTER (WHERE bloom_guard_contains(" . lit($guard) . ", k)) || '/' || count(*) "
-		  . "FROM ($keys_sql) s(k)", @extra);
-	$r = "<error: $err>" if $rc != 0;
-	my ($t, $checked) = $r =~ m{^(\d+)/(\d+)$} ? ($1, $2) : (-1, -1);
-	is($checked, $n, "$what: $n absent keys checked") or diag($r);
-	ok($t >= 0 && $t <= 0.05 * $n, "$what: absent keys answer false ($t of $n answer true)");
-}
+use GuardIndexTest;
 
 # The leaf guards of a partitioned guard: [index, its table], by index name.
 sub leaf_guards
@@ -103,17 +74,11 @@ sub partitions_found
 		my ($idx, $tbl) = @$l;
 		my $n = $node->safe_psql('postgres', "SELECT count(*) FROM $tbl");
 		cmp_ok($n, '>', 0, "$what: partition $tbl has rows");
-		all_found($node, 'postgres', $idx, "SELECT k FROM $tbl", $n, "$what, leaf guard $idx of $tbl");
+		all_found($node, $idx, "SELECT k FROM $tbl", $n, "$what, leaf guard $idx of $tbl");
 	}
 	my $n = $node->safe_psql('postgres', "SELECT count(*) FROM $table");
-	all_found($node, 'postgres', $parent, "SELECT k FROM $table", $n, "$what, the partitioned guard $parent");
+	all_found($node, $parent, "SELECT k FROM $table", $n, "$what, the partitioned guard $parent");
 	return @leaves;
-}
-
-sub one
-{
-	my ($node, $sql, $db) = @_;
-	return $node->safe_psql($db // 'postgres', $sql);
 }
 
 my $node = PostgreSQL::Test::Cluster->new('guard_paths');
@@ -129,8 +94,8 @@ one($node, q{
 my $copy_data = join('', map { "copy$_\n" } 1 .. 5000);
 one($node, "COPY cp (k) FROM STDIN;\n$copy_data\\.\n");
 is(one($node, 'SELECT count(*) FROM cp'), '5000', 'COPY: 5000 rows');
-all_found($node, 'postgres', 'cp_g', 'SELECT k FROM cp', 5000, 'COPY FROM STDIN');
-mostly_false($node, 'postgres', 'cp_g', "SELECT 'nocopy' || i FROM generate_series(1, 10000) i", 10000, 'COPY FROM STDIN');
+all_found($node, 'cp_g', 'SELECT k FROM cp', 5000, 'COPY FROM STDIN');
+mostly_false($node, 'cp_g', "SELECT 'nocopy' || i FROM generate_series(1, 10000) i", 10000, 'COPY FROM STDIN');
 
 # ------------------------------------------------------------------ 2. rule ----
 one($node, q{
@@ -146,7 +111,7 @@ is(one($node, q{
 	SELECT bloom_guard_contains('rdst_g', 424242);
 	COMMIT;}), 't', 'rule: the key the rule wrote answers true in the same transaction');
 one($node, 'INSERT INTO rsrc SELECT generate_series(1, 5000)');
-all_found($node, 'postgres', 'rdst_g', 'SELECT k FROM rdst', 5001, 'rule action');
+all_found($node, 'rdst_g', 'SELECT k FROM rdst', 5001, 'rule action');
 
 # ------------------------------------------- 3. triggers off: two ways ----
 one($node, q{
@@ -164,14 +129,14 @@ one($node, q{
 	SET session_replication_role = replica;
 	INSERT INTO srr SELECT generate_series(1, 5000);
 });
-all_found($node, 'postgres', 'srr_g', 'SELECT k FROM srr', 5000, 'session_replication_role = replica');
+all_found($node, 'srr_g', 'SELECT k FROM srr', 5000, 'session_replication_role = replica');
 one($node, q{
 	ALTER TABLE dta DISABLE TRIGGER ALL;
 	INSERT INTO dta SELECT generate_series(1, 5000);
 	ALTER TABLE dta ENABLE TRIGGER ALL;
 });
-all_found($node, 'postgres', 'dta_g', 'SELECT k FROM dta', 5000, 'DISABLE TRIGGER ALL');
-mostly_false($node, 'postgres', 'dta_g', 'SELECT generate_series(100001, 110000)::int8', 10000, 'DISABLE TRIGGER ALL');
+all_found($node, 'dta_g', 'SELECT k FROM dta', 5000, 'DISABLE TRIGGER ALL');
+mostly_false($node, 'dta_g', 'SELECT generate_series(100001, 110000)::int8', 10000, 'DISABLE TRIGGER ALL');
 
 # --------------------------------------------------- 4. UPDATE of the key ----
 one($node, q{
@@ -185,7 +150,7 @@ is(one($node, q{
 	SELECT pg_stat_get_xact_tuples_updated('upd'::regclass) || ',' || pg_stat_get_xact_tuples_hot_updated('upd'::regclass);
 	COMMIT;}), '2500,0', 'UPDATE of the key: 2500 rows updated, none HOT');
 one($node, 'UPDATE upd SET pad = 1 WHERE id > 4000');
-all_found($node, 'postgres', 'upd_g', 'SELECT k FROM upd', 5000, 'UPDATE of the key');
+all_found($node, 'upd_g', 'SELECT k FROM upd', 5000, 'UPDATE of the key');
 is(one($node, q{SELECT count(*) FROM upd WHERE k LIKE 'after%'}), '2500', 'UPDATE of the key: 2500 new keys among them');
 
 # ------------------------------------------------ generated column ----
@@ -195,10 +160,10 @@ one($node, q{
 	INSERT INTO gen (a) SELECT generate_series(1, 5000);
 	UPDATE gen SET a = a + 100000 WHERE a <= 1000;
 });
-all_found($node, 'postgres', 'gen_g', 'SELECT k FROM gen', 5000, 'STORED generated column');
+all_found($node, 'gen_g', 'SELECT k FROM gen', 5000, 'STORED generated column');
 is(one($node, q{SELECT bloom_guard_contains('gen_g', 'gen-100001'::text)}), 't',
 	'generated column: the key computed by the UPDATE answers true');
-mostly_false($node, 'postgres', 'gen_g', "SELECT 'gen-' || generate_series(200001, 210000)", 10000, 'generated column');
+mostly_false($node, 'gen_g', "SELECT 'gen-' || generate_series(200001, 210000)", 10000, 'generated column');
 
 # ------------------------------------------------------------ ON CONFLICT ----
 one($node, q{
@@ -213,7 +178,7 @@ one($node, q{
 is(one($node, q{SELECT string_agg(n::text, ',' ORDER BY p) FROM
 	(SELECT left(k, 2) p, count(*) n FROM ups GROUP BY 1) s}), '2000,3000,1000',
 	'ON CONFLICT: 2000 v1, 3000 v2 (1000 of them by DO UPDATE), 1000 v3');
-all_found($node, 'postgres', 'ups_g', 'SELECT k FROM ups', 6000, 'INSERT ... ON CONFLICT');
+all_found($node, 'ups_g', 'SELECT k FROM ups', 6000, 'INSERT ... ON CONFLICT');
 
 # ------------------------------------------------------------------ MERGE ----
 one($node, q{
@@ -228,7 +193,7 @@ one($node, q{
 is(one($node, q{SELECT string_agg(n::text, ',' ORDER BY p) FROM
 	(SELECT left(k, 3) p, count(*) n FROM mg GROUP BY 1) s}), '1000,2000,500',
 	'MERGE: 1000 untouched, 2000 inserted, 500 updated');
-all_found($node, 'postgres', 'mg_g', 'SELECT k FROM mg', 3500, 'MERGE');
+all_found($node, 'mg_g', 'SELECT k FROM mg', 3500, 'MERGE');
 
 # ------------------------------------------------------ 5. partitions ----
 one($node, q{
@@ -244,10 +209,10 @@ my @leaves = partitions_found($node, 'pt_g', 'pt', 2, 'partition routing');
 # each leaf's guard has its own partition's keys, not the other's
 if (@leaves == 2)
 {
-	mostly_false($node, 'postgres', $leaves[0][0], "SELECT k FROM $leaves[1][1]", 10000,
+	mostly_false($node, $leaves[0][0], "SELECT k FROM $leaves[1][1]", 10000,
 		"partition routing: $leaves[0][0] for the keys of $leaves[1][1]");
 }
-mostly_false($node, 'postgres', 'pt_g', 'SELECT generate_series(100001, 110000)::int8', 10000, 'the partitioned guard');
+mostly_false($node, 'pt_g', 'SELECT generate_series(100001, 110000)::int8', 10000, 'the partitioned guard');
 
 # rows moved between partitions by an UPDATE (a delete and an insert)
 one($node, 'UPDATE pt SET r = r + 1000, k = k + 1000000 WHERE r < 100');
@@ -318,7 +283,7 @@ one($node, q{
 });
 is(one($node, q{SELECT indisvalid::text FROM pg_index WHERE indexrelid = 'pv_g'::regclass}), 'true',
 	'both partitions\' guards attached: the partitioned guard is valid');
-all_found($node, 'postgres', 'pv_g', 'SELECT k FROM pv', 2000, 'a partitioned guard made valid by ATTACH');
+all_found($node, 'pv_g', 'SELECT k FROM pv', 2000, 'a partitioned guard made valid by ATTACH');
 
 # A partition that is a foreign table: a partitioned index skips it (no
 # index on a foreign table) and is valid nonetheless.  The foreign
@@ -345,7 +310,7 @@ SKIP:
 		"SELECT count(*) FILTER (WHERE NOT bloom_guard_contains('pf_g', k)) FROM pf");
 	ok($st ne 'OK' || $out eq '0',
 		"a partitioned guard with a foreign partition: no key of the table answers false (got $st, '$out' keys answering false)");
-	all_found($node, 'postgres', 'pf_g', 'SELECT k FROM pf1', 1000, 'a partitioned guard with a foreign partition, pf1\'s keys');
+	all_found($node, 'pf_g', 'SELECT k FROM pf1', 1000, 'a partitioned guard with a foreign partition, pf1\'s keys');
 }
 
 # --------------------------------- rebuilds: VACUUM FULL, CLUSTER, REINDEX ----
@@ -354,9 +319,9 @@ for my $rebuild ('VACUUM FULL upd', 'CLUSTER upd USING upd_pkey', 'REINDEX TABLE
 	my $before = one($node, q{SELECT pg_relation_filenode('upd_g')});
 	one($node, $rebuild);
 	isnt(one($node, q{SELECT pg_relation_filenode('upd_g')}), $before, "$rebuild: the guard was rebuilt");
-	all_found($node, 'postgres', 'upd_g', 'SELECT k FROM upd', 5000, $rebuild);
+	all_found($node, 'upd_g', 'SELECT k FROM upd', 5000, $rebuild);
 }
-mostly_false($node, 'postgres', 'upd_g', "SELECT 'before' || generate_series(1, 2500)", 2500,
+mostly_false($node, 'upd_g', "SELECT 'before' || generate_series(1, 2500)", 2500,
 	'rebuilt: the keys updated away before the rebuild');
 
 # ----------------------------------------------- 6. logical replication ----
@@ -375,7 +340,7 @@ one($sub, q{
 });
 one($sub, "CREATE SUBSCRIPTION lr_sub CONNECTION '" . $node->connstr() . " dbname=postgres' PUBLICATION lr_pub");
 $sub->wait_for_subscription_sync($node, 'lr_sub');
-all_found($sub, 'postgres', 'lr_g', 'SELECT k FROM lr', 5000, 'subscriber, initial copy');
+all_found($sub, 'lr_g', 'SELECT k FROM lr', 5000, 'subscriber, initial copy');
 one($node, q{
 	INSERT INTO lr SELECT i, 'lr' || i FROM generate_series(5001, 10000) i;
 	UPDATE lr SET k = 'lrupd' || id WHERE id % 10 = 0;
@@ -384,8 +349,8 @@ one($node, q{
 $node->wait_for_catchup('lr_sub');
 is(one($sub, q{SELECT count(*) || ',' || count(*) FILTER (WHERE k LIKE 'lrupd%') FROM lr}), '9900,1000',
 	'subscriber: the inserts, updates and deletes arrived');
-all_found($sub, 'postgres', 'lr_g', 'SELECT k FROM lr', 9900, 'subscriber, streamed changes');
-mostly_false($sub, 'postgres', 'lr_g', "SELECT 'nolr' || i FROM generate_series(1, 10000) i", 10000, 'subscriber');
+all_found($sub, 'lr_g', 'SELECT k FROM lr', 9900, 'subscriber, streamed changes');
+mostly_false($sub, 'lr_g', "SELECT 'nolr' || i FROM generate_series(1, 10000) i", 10000, 'subscriber');
 is(one($node, q{SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
 	JOIN pg_am a ON a.oid = c.relam WHERE i.indrelid = 'lr'::regclass AND a.amname = 'bloomguard'}), '0',
 	'the publisher\'s table has no guard');
@@ -443,7 +408,8 @@ $node->safe_psql('owned', q{
 is($node->safe_psql('owned', q{SELECT rolsuper::text || ',' || (SELECT extowner::regrole::text FROM pg_extension WHERE extname = 'bloomfilter')
 	FROM pg_roles WHERE rolname = current_user}, @as_owner), 'false,guard_owner',
 	'the owner is no superuser and created the (trusted) extension');
-all_found($node, 'owned', 'ot_g', 'SELECT k FROM ot', 20000, 'the owner\'s guard', @as_owner);
+all_found($node, 'ot_g', 'SELECT k FROM ot', 20000, 'the owner\'s guard',
+	db => 'owned', params => \@as_owner);
 my $opts = $node->safe_psql('owned', q{SELECT reloptions FROM pg_class WHERE oid = 'ot_g'::regclass});
 my $tmp = PostgreSQL::Test::Utils::tempdir;
 my $dumped = PostgreSQL::Test::Utils::run_log(
@@ -472,9 +438,10 @@ SKIP:
 		"restored: the guard keeps its options ($opts)");
 	is($node->safe_psql('owned_restored', q{SELECT target_fpr FROM bloom_guard_info('ot_g')}, @as_owner), '0.001',
 		'restored: bloom_guard_info shows the target rate');
-	all_found($node, 'owned_restored', 'ot_g', 'SELECT k FROM ot', 20000, 'the restored guard', @as_owner);
-	mostly_false($node, 'owned_restored', 'ot_g', "SELECT 'notowned' || i FROM generate_series(1, 10000) i", 10000,
-		'the restored guard', @as_owner);
+	all_found($node, 'ot_g', 'SELECT k FROM ot', 20000, 'the restored guard',
+		db => 'owned_restored', params => \@as_owner);
+	mostly_false($node, 'ot_g', "SELECT 'notowned' || i FROM generate_series(1, 10000) i", 10000,
+		'the restored guard', db => 'owned_restored', params => \@as_owner);
 }
 
 $node->stop;

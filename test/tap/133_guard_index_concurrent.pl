@@ -36,17 +36,7 @@ use Time::HiRes qw(usleep);
 use FindBin;
 use lib $FindBin::RealBin;
 use SharedFilterTest;
-
-# "keys answering false/keys checked" of bloom_guard_contains($guard, k)
-# over the non-NULL keys of $keys_sql.
-sub false_of
-{
-	my ($node, $guard, $keys_sql) = @_;
-	my ($rc, $out, $err) = $node->psql('postgres',
-		"SELECT count(*) FILTER (WHERE NOT bloom_guard_contains(" . lit($guard) . ", k)) || '/' || count(*) "
-		  . "FROM ($keys_sql) s(k) WHERE k IS NOT NULL");
-	return $rc == 0 ? $out : "<error: $err>";
-}
+use GuardIndexTest;
 
 # One test: no key answers false, and at least $min keys were checked.
 sub none_false
@@ -56,25 +46,6 @@ sub none_false
 	my ($f, $n) = $r =~ m{^(\d+)/(\d+)$} ? ($1, $2) : (-1, -1);
 	ok($f == 0 && $n >= $min, "$what: all keys answer true ($r answer false, at least $min checked)");
 	return $n;
-}
-
-# Two tests: $n absent keys checked, at most 5% answer true.
-sub mostly_false
-{
-	my ($node, $guard, $keys_sql, $n, $what) = @_;
-	my ($rc, $r, $err) = $node->psql('postgres',
-		"SELECT count(*) FILTER (WHERE bloom_guard_contains(" . lit($guard) . ", k)) || '/' || count(*) "
-		  . "FROM ($keys_sql) s(k)");
-	$r = "<error: $err>" if $rc != 0;
-	my ($t, $checked) = $r =~ m{^(\d+)/(\d+)$} ? ($1, $2) : (-1, -1);
-	is($checked, $n, "$what: $n absent keys checked") or diag($r);
-	ok($t >= 0 && $t <= 0.05 * $n, "$what: absent keys answer false ($t of $n answer true)");
-}
-
-sub one
-{
-	my ($node, $sql) = @_;
-	return $node->safe_psql('postgres', $sql);
 }
 
 # A background psql running $body (statements; i is the iteration) and a
