@@ -109,6 +109,11 @@ bench-growth:
 .PHONY: bench-planner
 bench-planner:
 	bash test/bench/planner_guards.sh
+# Guard indexes against the B-tree and the 1.1 shared guard: checks, inserts
+# and WAL, builds, restart to the first "no".
+.PHONY: bench-guard
+bench-guard:
+	bash test/bench/guard_index.sh
 
 # Plain C unit tests of the PostgreSQL-free core.
 core-test:
