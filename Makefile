@@ -50,6 +50,13 @@ INDEX_OBJS = \
 	src/index/bfi_probe.o \
 	src/index/bfi_sql.o
 
+# the planner's gates on guard indexes (src/plan/)
+PLAN_OBJS = \
+	src/plan/bfp_hook.o \
+	src/plan/bfp_clause.o \
+	src/plan/bfp_path.o \
+	src/plan/bfp_scan.o
+
 OBJS = \
 	src/bloomfilter.o \
 	src/bf_catalog.o \
@@ -67,12 +74,13 @@ OBJS = \
 	src/bf_cuckoo.o \
 	src/bf_batch_scan.o \
 	$(INDEX_OBJS) \
+	$(PLAN_OBJS) \
 	$(SHARED_OBJS) \
 	$(CORE_OBJS)
 
-PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core -I$(srcdir)/src/index -I$(srcdir)/src/shared
+PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core -I$(srcdir)/src/index -I$(srcdir)/src/plan -I$(srcdir)/src/shared
 
-REGRESS = basics keys keys_stored io send setops aggregates expanded aggregates_auto agg_state shared counting cuckoo scalable cache_kept guard_index
+REGRESS = basics keys keys_stored io send setops aggregates expanded aggregates_auto agg_state shared counting cuckoo scalable cache_kept guard_index guard_gates
 REGRESS_OPTS = --load-extension=bloomfilter
 
 PG_CONFIG ?= pg_config

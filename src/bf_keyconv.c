@@ -246,3 +246,53 @@ bf_keyconv_check_text_arg(FunctionCallInfo fcinfo, int argno, Oid colbase,
 				 errdetail("The conversion can change which values are equal (char(n) drops trailing blanks, citext ignores case)."),
 				 errhint("Cast the key to the guarded column's type.")));
 }
+
+/* The key kind of a type, or BF_KEY_NONE (never an error). */
+static int
+gate_key_kind(Oid typid, Oid collation)
+{
+	BfKeyType	kt;
+
+	if (!bf_key_type_usable(typid, collation))
+		return BF_KEY_NONE;
+	bf_key_type_init(&kt, typid, collation, InvalidOid);
+	return kt.kind;
+}
+
+/*
+ * How a gate hashes a value of type argtype for a column of type coltype
+ * (collation colcoll):
+ *  - BF_GATE_AS_COLUMN: the value's type compares as the column's (text for
+ *    a varchar column): hash it as the column's keys are hashed;
+ *  - BF_GATE_AS_KEY: pg_catalog's "=" for (column, value) is a cross-type
+ *    operator between types of the same key kind (int8 = int4): hash the
+ *    value as it is, whose canonical bytes equal the column's when "=" holds;
+ *  - BF_GATE_NONE: anything else (no gate).
+ */
+BfGateMode
+bf_key_gate_mode(Oid coltype, Oid colcoll, Oid argtype)
+{
+	Oid			colbase = getBaseType(coltype);
+	Oid			argbase = getBaseType(argtype);
+	Operator	op;
+	Form_pg_operator form;
+	bool		cross;
+	int			colkind;
+
+	colkind = gate_key_kind(coltype, colcoll);
+	if (colkind == BF_KEY_NONE)
+		return BF_GATE_NONE;
+	if (bf_key_compares_as(colbase, argbase))
+		return BF_GATE_AS_COLUMN;
+	if (gate_key_kind(argtype, colcoll) != colkind)
+		return BF_GATE_NONE;
+	op = oper(NULL, list_make2(makeString("pg_catalog"), makeString("=")),
+			  colbase, argbase, true, -1);
+	if (op == NULL)
+		return BF_GATE_NONE;
+	form = (Form_pg_operator) GETSTRUCT(op);
+	cross = bf_key_compares_as(colbase, form->oprleft) &&
+		form->oprright == argbase && form->oprleft != form->oprright;
+	ReleaseSysCache(op);
+	return cross ? BF_GATE_AS_KEY : BF_GATE_NONE;
+}

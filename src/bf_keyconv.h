@@ -94,4 +94,17 @@ extern void bf_keyconv_check_collation(Oid collation, const char *what);
 extern void bf_keyconv_check_text_arg(FunctionCallInfo fcinfo, int argno,
 									  Oid colbase, const char *what);
 
+/*
+ * How a value compared with "=" to a column is hashed to find the column's
+ * keys equal to it (the rule of the planner's gates).
+ */
+typedef enum BfGateMode
+{
+	BF_GATE_NONE,				/* no filter of the column can answer */
+	BF_GATE_AS_COLUMN,			/* hash the value as the column's type */
+	BF_GATE_AS_KEY				/* hash the value as its own type (int8 = int4) */
+} BfGateMode;
+
+extern BfGateMode bf_key_gate_mode(Oid coltype, Oid colcoll, Oid argtype);
+
 #endif							/* BF_KEYCONV_H */

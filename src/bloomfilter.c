@@ -25,6 +25,9 @@ extern void bf_shared_init(void);
 /* src/index/bfi_handler.c */
 extern void bfi_init(void);
 
+/* src/plan/bfp_hook.c */
+extern void bfp_init(void);
+
 /* src/bf_agg_auto.c */
 extern int	bf_agg_max_distinct;
 
@@ -41,6 +44,7 @@ _PG_init(void)
 	bf_cache_init();
 	bf_batch_scan_init();
 	bfi_init();
+	bfp_init();
 
 	/*
 	 * The shared tier needs shared memory, GUCs and a launcher registered at

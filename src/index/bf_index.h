@@ -123,6 +123,12 @@ typedef struct BfiOptions
 /* bfi_handler.c */
 extern void bfi_init(void);
 extern bool bfi_is_guard(Relation index);
+struct PlannerInfo;
+struct IndexPath;
+extern void bfi_costestimate(struct PlannerInfo *root, struct IndexPath *path,
+							 double loop_count, Cost *indexStartupCost,
+							 Cost *indexTotalCost, Selectivity *indexSelectivity,
+							 double *indexCorrelation, double *indexPages);
 
 /* bfi_page.c: the metapage and the layers */
 extern void bfi_meta_init(Page page, int key_kind, uint64 capacity, double fpr);
@@ -171,6 +177,7 @@ extern IndexBulkDeleteResult *bfi_vacuumcleanup(IndexVacuumInfo *info,
 /* bfi_probe.c: checks */
 extern bool bfi_page_test(Relation index, const BfiLayer *layer, uint64 hash);
 extern bool bfi_probe(Relation index, uint64 hash);
+extern bool bfi_probe_key(Relation index, int kind, const BfHash *hashes, int n);
 
 /* The state of a guard, for bloom_guard_info and the filter's export. */
 typedef struct BfiSummary

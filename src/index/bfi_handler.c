@@ -65,9 +65,10 @@ bfi_options(Datum reloptions, bool validate)
 /*
  * The planner never builds a path on a guard (no amgettuple, no
  * amgetbitmap), so this is never asked; if it were, the guard is useless
- * as a scan.
+ * as a scan.  (The planner's gates know a guard's IndexOptInfo by this
+ * function.)
  */
-static void
+void
 bfi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 				 Cost *indexStartupCost, Cost *indexTotalCost,
 				 Selectivity *indexSelectivity, double *indexCorrelation,

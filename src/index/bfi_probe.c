@@ -13,6 +13,7 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "port/pg_bitutils.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
@@ -43,20 +44,50 @@ bfi_page_test(Relation index, const BfiLayer *layer, uint64 hash)
 }
 
 /*
- * Does the guard hold the key of this hash ("maybe")?  Under SERIALIZABLE,
- * the read of the first layer's page is predicate-locked (bfi_insert.c).
+ * Does a guard whose metapage reads meta hold the key of this hash?  Under
+ * SERIALIZABLE, the read of the first layer's page is predicate-locked
+ * (bfi_insert.c).
  */
+static bool
+probe_layers(Relation index, const BfiMetaPageData *meta, uint64 hash)
+{
+	uint32		b;
+
+	PredicateLockPage(index, bfi_layer_page(&meta->layers[0], hash, &b),
+					  ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot());
+	for (uint32 i = 0; i < meta->nlayers; i++)
+		if (bfi_page_test(index, &meta->layers[i], hash))
+			return true;
+	return false;
+}
+
+/* Does the guard hold the key of this hash ("maybe")? */
 bool
 bfi_probe(Relation index, uint64 hash)
 {
 	BfiMetaPageData meta;
-	uint32		b;
 
 	bfi_meta_read(index, &meta);
-	PredicateLockPage(index, bfi_layer_page(&meta.layers[0], hash, &b),
-					  ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot());
-	for (uint32 i = 0; i < meta.nlayers; i++)
-		if (bfi_page_test(index, &meta.layers[i], hash))
+	return probe_layers(index, &meta, hash);
+}
+
+/*
+ * Does the guard hold a key of this kind, given as the hashes of its forms
+ * (bf_key_probe_hashes)?  A guard of another key kind answers "maybe" (it
+ * cannot answer for such keys).  Counted as a scan of the index
+ * (pg_stat_user_indexes.idx_scan).
+ */
+bool
+bfi_probe_key(Relation index, int kind, const BfHash *hashes, int n)
+{
+	BfiMetaPageData meta;
+
+	pgstat_count_index_scan(index);
+	bfi_meta_read(index, &meta);
+	if ((int) meta.key_kind != kind)
+		return true;
+	for (int i = 0; i < n; i++)
+		if (probe_layers(index, &meta, hashes[i].lo))
 			return true;
 	return false;
 }

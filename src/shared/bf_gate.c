@@ -48,6 +48,7 @@
 #include "utils/syscache.h"
 
 #include "bf_keyconv.h"
+#include "bf_plan.h"
 #include "bf_shared.h"
 
 PG_FUNCTION_INFO_V1(bloom_shared_gate);
@@ -60,61 +61,6 @@ PG_FUNCTION_INFO_V1(bloom_shared_skipped_scans);
 #else
 #define BF_LXID		(MyProc->lxid)
 #endif
-
-/* ---------------------------------------------------------------------
- * The key rule
- * ---------------------------------------------------------------------
- */
-
-/* The key kind of a type, or BF_KEY_NONE (never an error). */
-static int
-key_kind(Oid typid, Oid collation)
-{
-	BfKeyType	kt;
-
-	if (!bf_key_type_usable(typid, collation))
-		return BF_KEY_NONE;
-	bf_key_type_init(&kt, typid, collation, InvalidOid);
-	return kt.kind;
-}
-
-/*
- * How a gate hashes a value of type argtype for a column of type coltype
- * (collation colcoll):
- *  - BF_GATE_AS_COLUMN: the value's type compares as the column's (text for
- *    a varchar column): hash it as the column's keys are hashed;
- *  - BF_GATE_AS_KEY: pg_catalog's "=" for (column, value) is a cross-type
- *    operator between types of the same key kind (int8 = int4): hash the
- *    value as it is, whose canonical bytes equal the column's when "=" holds;
- *  - BF_GATE_NONE: anything else (no gate).
- */
-BfGateMode
-bf_gate_key_mode(Oid coltype, Oid colcoll, Oid argtype)
-{
-	Oid			colbase = getBaseType(coltype);
-	Oid			argbase = getBaseType(argtype);
-	Operator	op;
-	Form_pg_operator form;
-	bool		cross;
-	int			colkind;
-
-	colkind = key_kind(coltype, colcoll);
-	if (colkind == BF_KEY_NONE)
-		return BF_GATE_NONE;
-	if (bf_key_compares_as(colbase, argbase))
-		return BF_GATE_AS_COLUMN;
-	if (key_kind(argtype, colcoll) != colkind)
-		return BF_GATE_NONE;
-	op = oper(NULL, list_make2(makeString("pg_catalog"), makeString("=")),
-			  colbase, argbase, true, -1);
-	if (op == NULL)
-		return BF_GATE_NONE;
-	form = (Form_pg_operator) GETSTRUCT(op);
-	cross = bf_key_compares_as(colbase, form->oprleft) &&
-		form->oprright == argbase && form->oprleft != form->oprright;
-	ReleaseSysCache(op);
-	return cross ? BF_GATE_AS_KEY : BF_GATE_NONE;
-}
 
 /* ---------------------------------------------------------------------
  * The definitions the planner consults
@@ -427,7 +373,7 @@ state_resolve(GateState *g)
 	if (g->attnum == InvalidAttrNumber)
 		return;
 	get_atttypetypmodcoll(g->def.relid, g->attnum, &atttypid, &atttypmod, &attcoll);
-	switch (bf_gate_key_mode(atttypid, attcoll, g->key.argtype))
+	switch (bf_key_gate_mode(atttypid, attcoll, g->key.argtype))
 	{
 		case BF_GATE_AS_COLUMN:
 			bf_key_type_init(&g->kt, atttypid, attcoll, InvalidOid);
@@ -586,7 +532,7 @@ state_answer(GateState *g, const Datum *keys, int nkeys)
 bool
 bf_gates_can_answer(void)
 {
-	return bf_planner_guards && bf_shared_available() && !RecoveryInProgress() &&
+	return bfp_planner_guards && bf_shared_available() && !RecoveryInProgress() &&
 		!IsParallelWorker() && !IsolationIsSerializable() && !bf_unfired_writes();
 }
 

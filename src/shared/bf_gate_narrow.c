@@ -39,6 +39,7 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
+#include "bf_plan.h"
 #include "bf_shared.h"
 
 /* One gate_any call of a One-Time Filter, as narrowing needs it. */
@@ -103,7 +104,7 @@ is_gated_condition(Node *clause, const ArrayGate *gate, Oid relid, Oid indexid)
 		index_column_attnum(indexid, operand_index_column(linitial(sa->args))) != attnum)
 		return false;
 	get_atttypetypmodcoll(relid, attnum, &coltype, &coltypmod, &colcoll);
-	return bf_planner_array_clause_agrees(sa->opno, coltype, colcoll,
+	return bfp_operator_agrees(sa->opno, 0, coltype, colcoll,
 										  get_element_type(exprType(keys)));
 }
 

@@ -44,6 +44,7 @@
 #include "utils/ruleutils.h"
 
 #include "bf_batch_scan.h"
+#include "bf_plan.h"
 #include "bf_shared.h"
 
 typedef enum GateAnswer
@@ -463,7 +464,7 @@ bf_planner(Query *parse, const char *query_string, int cursorOptions,
 		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
 	if (is_cursor_plan(cursorOptions))
 		return stmt;
-	if (bf_planner_guards)
+	if (bfp_planner_guards)
 	{
 		stmt->planTree = replace_gates(stmt->planTree, stmt->rtable, false);
 		/* a subplan may be run below a Gather, by workers */

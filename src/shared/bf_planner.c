@@ -23,7 +23,7 @@
  * A gate is added only when the filter's keys agree with the operator: the
  * operator is pg_catalog's "=", it compares the column as the column's keys
  * are hashed, the value's type is one bloom_shared_gate hashes (see
- * bf_gate_key_mode), and the comparison's collation is deterministic.
+ * bf_key_gate_mode), and the comparison's collation is deterministic.
  * Tables with row-level security get no gate.  A plan with gates depends
  * on the configuration table, so that changes of the guards (which write
  * it) make it again; other plans depend on their tables only, whose guard
@@ -54,9 +54,8 @@
 #include "utils/syscache.h"
 
 #include "bf_keyconv.h"
+#include "bf_plan.h"
 #include "bf_shared.h"
-
-bool		bf_planner_guards = true;
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
@@ -211,199 +210,6 @@ has_row_security(Oid relid)
 	return rls;
 }
 
-/* The guarded column of the relation, under binary-compatible relabels? */
-static bool
-is_column(Node *node, Index rti, AttrNumber attnum)
-{
-	while (node && IsA(node, RelabelType))
-		node = (Node *) ((RelabelType *) node)->arg;
-	return node && IsA(node, Var) &&
-		((Var *) node)->varno == rti &&
-		((Var *) node)->varlevelsup == 0 &&
-		((Var *) node)->varattno == attnum;
-}
-
-/*
- * Is the Param one an outer query level supplies to this one (an outer
- * query's column in a correlated subquery, or in a LATERAL subquery that
- * was not pulled up)?  Such Params are listed in the plan_params of the
- * level that supplies them while this level is planned; their values are
- * computed before this level runs.
- */
-static bool
-is_outer_param(PlannerInfo *root, Param *param)
-{
-	if (param->paramkind != PARAM_EXEC)
-		return false;
-	for (PlannerInfo *outer = root->parent_root; outer != NULL;
-		 outer = outer->parent_root)
-	{
-		ListCell   *lc;
-
-		foreach(lc, outer->plan_params)
-		{
-			if (((PlannerParamItem *) lfirst(lc))->paramId == param->paramid)
-				return true;
-		}
-	}
-	return false;
-}
-
-static bool cannot_fail(PlannerInfo *root, Node *node);
-
-static bool
-all_cannot_fail(PlannerInfo *root, List *args)
-{
-	ListCell   *lc;
-
-	foreach(lc, args)
-	{
-		if (!cannot_fail(root, lfirst(lc)))
-			return false;
-	}
-	return true;
-}
-
-/*
- * A call of a function that raises no error that depends on its arguments
- * (leakproof: the property PostgreSQL's security barriers rely on, e.g.
- * int4 to int8) and has one value for the statement (not volatile: a gate
- * evaluates it once, a sequential scan's filter per row), with a collation
- * if it takes strings.
- */
-static bool
-is_safe_call(PlannerInfo *root, Oid funcid, Oid inputcollid, List *args)
-{
-	ListCell   *lc;
-
-	if (!get_func_leakproof(funcid) ||
-		func_volatile(funcid) == PROVOLATILE_VOLATILE ||
-		!all_cannot_fail(root, args))
-		return false;
-
-	/*
-	 * A leakproof comparison of strings (text_larger) still fails when its
-	 * inputs' implicit collations conflict and leave it none.
-	 */
-	if (!OidIsValid(inputcollid))
-	{
-		foreach(lc, args)
-		{
-			if (type_is_collatable(exprType(lfirst(lc))))
-				return false;
-		}
-	}
-	return true;
-}
-
-/*
- * Is the value known before the scan, and can it be had without an error?
- * A gate evaluates it where the scan may never evaluate its condition (an
- * empty table, LIMIT 0, an empty outer side), so only what cannot fail is
- * gated on: constants, the statement's parameters, outer query levels'
- * values, relabelings and leakproof functions of these, and
- * one-dimensional ARRAY[...] of them.  Not a cast that can fail ($1::int4
- * of a text parameter), arithmetic that can overflow or divide by zero,
- * nor an InitPlan's output (evaluating it runs the subquery, which the
- * scan of an empty table never does).
- */
-static bool
-cannot_fail(PlannerInfo *root, Node *node)
-{
-	if (node == NULL)
-		return false;
-	switch (nodeTag(node))
-	{
-		case T_Const:
-			return true;
-		case T_Param:
-			return ((Param *) node)->paramkind == PARAM_EXTERN ||
-				is_outer_param(root, (Param *) node);
-		case T_RelabelType:
-			return cannot_fail(root, (Node *) ((RelabelType *) node)->arg);
-		case T_FuncExpr:
-			return !((FuncExpr *) node)->funcretset &&
-				is_safe_call(root, ((FuncExpr *) node)->funcid,
-							 ((FuncExpr *) node)->inputcollid,
-							 ((FuncExpr *) node)->args);
-		case T_OpExpr:
-			set_opfuncid((OpExpr *) node);
-			return !((OpExpr *) node)->opretset &&
-				is_safe_call(root, ((OpExpr *) node)->opfuncid,
-							 ((OpExpr *) node)->inputcollid,
-							 ((OpExpr *) node)->args);
-		case T_ArrayExpr:
-			/* array parameters of different dimensions make no array */
-			return !((ArrayExpr *) node)->multidims &&
-				all_cannot_fail(root, ((ArrayExpr *) node)->elements);
-		default:
-			return false;
-	}
-}
-
-/*
- * Does operator opno, with the column as its input colside (0 left, 1
- * right) and a value of type valtype as the other, compare as the filter's
- * keys do?
- */
-static bool
-operator_agrees(Oid opno, int colside, Oid coltype, Oid colcoll, Oid valtype)
-{
-	HeapTuple	tup = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));
-	Form_pg_operator form;
-	Oid			colin,
-				valin;
-	bool		ok;
-
-	if (!HeapTupleIsValid(tup))
-		return false;
-	form = (Form_pg_operator) GETSTRUCT(tup);
-	colin = colside == 0 ? form->oprleft : form->oprright;
-	valin = colside == 0 ? form->oprright : form->oprleft;
-	ok = form->oprnamespace == PG_CATALOG_NAMESPACE &&
-		strcmp(NameStr(form->oprname), "=") == 0 &&
-		bf_key_compares_as(getBaseType(coltype), colin);
-	ReleaseSysCache(tup);
-	if (!ok)
-		return false;
-	switch (bf_gate_key_mode(coltype, colcoll, valtype))
-	{
-		case BF_GATE_AS_COLUMN:
-			/* a same-type "=": the value is read as the column */
-			return valin == colin;
-		case BF_GATE_AS_KEY:
-			/* a cross-type "=" between types of the same key kind */
-			return valin == getBaseType(valtype) && valin != colin;
-		case BF_GATE_NONE:
-			break;
-	}
-	return false;
-}
-
-/*
- * Does "column opno ANY (array of elemtype)" compare as the filter's keys
- * of the column do (the rule gates are made by)?
- */
-bool
-bf_planner_array_clause_agrees(Oid opno, Oid coltype, Oid colcoll, Oid elemtype)
-{
-	return operator_agrees(opno, 0, coltype, colcoll, elemtype);
-}
-
-/*
- * Does a comparison of a value of type typid under collation compare as the
- * filter's keys do?  A collatable type compared without a collation (its
- * inputs' implicit collations conflict) is an error when "=" is evaluated,
- * which a gate's "no" must not hide: no gate then.
- */
-static bool
-collation_agrees(Oid collation, Oid typid)
-{
-	if (!OidIsValid(collation))
-		return !type_is_collatable(typid);
-	return get_collation_isdeterministic(collation);
-}
-
 /*
  * bloom_shared_gate[_any](definition, value), or, for a partition of a
  * table guarded per partition, bloom_shared_gate[_any](definition,
@@ -435,35 +241,12 @@ static Expr *
 gate_for_clause(PlannerInfo *root, Expr *clause, Index rti, AttrNumber attnum,
 				Oid coltype, Oid colcoll, int64 defid, Oid member)
 {
-	if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
-	{
-		OpExpr	   *op = (OpExpr *) clause;
+	bool		any;
+	Oid			collation;
+	Node	   *key = bfp_clause_key(root, clause, rti, attnum, coltype, colcoll,
+									 &any, &collation);
 
-		for (int side = 0; side < 2; side++)
-		{
-			Node	   *col = list_nth(op->args, side);
-			Node	   *val = list_nth(op->args, 1 - side);
-
-			if (is_column(col, rti, attnum) && cannot_fail(root, val) &&
-				collation_agrees(op->inputcollid, exprType(val)) &&
-				operator_agrees(op->opno, side, coltype, colcoll, exprType(val)))
-				return make_gate(false, defid, member, val, op->inputcollid);
-		}
-	}
-	else if (IsA(clause, ScalarArrayOpExpr) && ((ScalarArrayOpExpr *) clause)->useOr)
-	{
-		ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) clause;
-		Node	   *col = linitial(sa->args);
-		Node	   *arr = lsecond(sa->args);
-		Oid			elemtype = get_element_type(exprType(arr));
-
-		if (OidIsValid(elemtype) &&
-			is_column(col, rti, attnum) && cannot_fail(root, arr) &&
-			collation_agrees(sa->inputcollid, elemtype) &&
-			operator_agrees(sa->opno, 0, coltype, colcoll, elemtype))
-			return make_gate(true, defid, member, arr, sa->inputcollid);
-	}
-	return NULL;
+	return key ? make_gate(any, defid, member, key, collation) : NULL;
 }
 
 /* Add a pseudo-constant clause to the relation's restrictions. */
@@ -539,7 +322,7 @@ bf_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 	if (prev_set_rel_pathlist_hook)
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
-	if (!bf_planner_guards || !bf_shared_available() || IsBinaryUpgrade ||
+	if (!bfp_planner_guards || !bf_shared_available() || IsBinaryUpgrade ||
 		rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_RELATION || rte->inh ||
 		(rel->reloptkind != RELOPT_BASEREL &&
 		 rel->reloptkind != RELOPT_OTHER_MEMBER_REL))
@@ -549,6 +332,9 @@ bf_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	 * table, even an empty one: skipping it would hide their errors.
 	 */
 	if (rel->baserestrictinfo == NIL || rte->tablesample != NULL)
+		return;
+	/* a guard index supersedes a 1.1 guard of the table (src/plan/) */
+	if (bfp_rel_has_guard(rel))
 		return;
 	defs = bf_gate_definitions(&cfgoid);
 	if (defs == NIL || !gate_functions() || has_row_security(rte->relid))
@@ -597,13 +383,6 @@ bf_planner_shmem_startup(void)
 void
 bf_planner_init(void)
 {
-	DefineCustomBoolVariable("bloomfilter.planner_guards",
-							 "Lets the planner check a shared filter before scanning a guarded table.",
-							 "A scan whose condition compares the guarded column with a value known before the scan is skipped when the filter answers \"no\".",
-							 &bf_planner_guards,
-							 true,
-							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
 	bf_writers_init();
 	bf_gate_scan_init();
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;

@@ -205,19 +205,9 @@ extern void bf_guard_remove(const BfDefinition *def, bool drop_triggers);
 extern void bf_ddl_check_attach(Node *stmt);
 
 /* bf_gate.c and bf_planner.c: the planner's gates */
-typedef enum BfGateMode
-{
-	BF_GATE_NONE,				/* the filter cannot answer for such keys */
-	BF_GATE_AS_COLUMN,			/* hash the value as the column's type */
-	BF_GATE_AS_KEY				/* hash the value as its own type (int8 = int4) */
-} BfGateMode;
-
-extern bool bf_planner_guards;
 extern void bf_planner_init(void);	/* from bf_shared_init */
 extern bool bf_planner_is_gate(Oid funcid);
 extern Oid	bf_planner_elements_fn(Oid funcid);
-extern bool bf_planner_array_clause_agrees(Oid opno, Oid coltype, Oid colcoll,
-										   Oid elemtype);
 extern AttrNumber bf_gate_guarded_attnum(int64 defid, Oid relid);
 struct Plan;
 extern bool bf_gate_narrow(List *gates, struct Plan *child, List *rtable);	/* bf_gate_narrow.c */
@@ -249,7 +239,6 @@ typedef struct BfGateKeys
 struct ArrayType;
 extern void bf_gate_keys(struct ArrayType *arr, BfGateKeys *keys);
 extern bool bf_planner_is_partition_gate(Oid funcid, bool *any);
-extern BfGateMode bf_gate_key_mode(Oid coltype, Oid colcoll, Oid argtype);
 extern List *bf_gate_definitions(Oid *cfgoid);
 extern Size bf_gate_shmem_size(void);
 extern void bf_gate_shmem_init(void);

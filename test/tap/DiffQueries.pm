@@ -16,6 +16,8 @@ use Exporter 'import';
 use Digest::MD5 qw(md5_hex);
 use IPC::Run;
 use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time);
 
 our @EXPORT = qw(schema_sql gen_case run_case outcome_text explain_markers
   writer_script);
@@ -325,6 +327,17 @@ DECLARE cur CURSOR FOR SELECT id FROM pt WHERE k4 = k; r record; out text := '';
 END \$\$;
 
 ANALYZE;
+${\ guard_sql()}};
+}
+
+# What guards the tables: 'shared' (1.1's bloom_guard) or 'index' (guard
+# indexes).  Set by the test before schema_sql.
+our $guards = 'shared';
+
+# The guards of schema_sql.
+sub guard_sql
+{
+	return q{
 SELECT bloom_guard('pt', 'k4');
 SELECT bloom_guard('pt', 'k8');
 SELECT bloom_guard('pt', 'kt');
@@ -339,6 +352,27 @@ SELECT bloom_guard('pc', 'k8', layout => 'counting');
 SELECT bloom_guard('pc', 'kt', layout => 'cuckoo');
 SELECT bloom_guard('pe', 'k4');
 SELECT bloom_guard('pe', 'kt');
+} if $guards eq 'shared';
+	# an inheritance child guarded on one column only; pc's guards small
+	# enough to grow layers under the concurrent writer
+	return q{
+CREATE INDEX pt_k4_g ON pt USING bloomguard (k4);
+CREATE INDEX pt_k8_g ON pt USING bloomguard (k8);
+CREATE INDEX pt_kt_g ON pt USING bloomguard (kt);
+CREATE INDEX pt_ku_g ON pt USING bloomguard (ku);
+CREATE INDEX pt_kv_g ON pt USING bloomguard (kv);
+CREATE INDEX ih_k4_g ON ih USING bloomguard (k4);
+CREATE INDEX ih_kt_g ON ih USING bloomguard (kt);
+CREATE INDEX ih_c1_k4_g ON ih_c1 USING bloomguard (k4);
+CREATE INDEX ih_c1_kt_g ON ih_c1 USING bloomguard (kt);
+CREATE INDEX ih_c2_k4_g ON ih_c2 USING bloomguard (k4);
+CREATE INDEX pp_k8_g ON pp USING bloomguard (k8);
+CREATE INDEX pp_0_kt_g ON pp_0 USING bloomguard (kt);
+CREATE INDEX pp_1a_kt_g ON pp_1a USING bloomguard (kt);
+CREATE INDEX pc_k8_g ON pc USING bloomguard (k8) WITH (capacity = 1000);
+CREATE INDEX pc_kt_g ON pc USING bloomguard (kt) WITH (capacity = 1000, fpr = 0.05);
+CREATE INDEX pe_k4_g ON pe USING bloomguard (k4);
+CREATE INDEX pe_kt_g ON pe USING bloomguard (kt);
 };
 }
 
@@ -776,6 +810,134 @@ sub gen_case
 	return $case;
 }
 
+# ------------------------------------------------------- the test driver ----
+# The phases of a differential run against $node, whose schema_sql is
+# loaded (see 128_differential.pl): %opt has name (for the log files), seed,
+# queries, started (the time the test started) and markers (plan markers
+# some sampled plan must have).
+sub drive
+{
+	my ($node, %opt) = @_;
+	my ($seed, $queries, $started) = @opt{qw(seed queries started)};
+	seed($seed);
+	my $mismatch_file = "$PostgreSQL::Test::Utils::log_path/$opt{name}_mismatches.txt";
+	open(my $mfh, '>', $mismatch_file) or die "$mismatch_file: $!";
+	my (%gated_by, $sampled, $gated);
+	my $total_cases = 0;
+
+	# Run $count cases; returns (cases run, mismatches, cases with rows).
+	# $level: undef (READ COMMITTED, no transaction of the runner's), or an
+	# isolation level for transactions of $group cases each.
+	my $phase = sub
+	{
+		my ($name, $count, %opt) = @_;
+		my $t0 = time;
+		my $sess = DiffQueries::Session->new($node, 'postgres');
+		my $mode = $opt{level} ? 'sub' : 'rc';
+		my ($ran, $skipped, $with_rows, @mism, %by_shape) = (0, 0, 0);
+		my $in_tx = 0;
+		for my $i (1 .. $count)
+		{
+			my $case = gen_case(readonly => $opt{readonly});
+			if ($opt{level} && !$in_tx)
+			{
+				$sess->run("BEGIN ISOLATION LEVEL $opt{level}; SELECT 1 FROM src LIMIT 1;");
+				$in_tx = 1;
+			}
+			my ($rep, $o) = eval { run_case($sess, $case, $mode, again => $opt{again}) };
+			if (!$o)
+			{
+				$rep = "shape $case->{name}: $@\nsettings: $case->{settings}\nbody:\n$case->{body}\n";
+				$in_tx = 0;
+			}
+			if ($rep && $opt{transient} && $rep =~ /errors: \[[^\]]*(40001|40P01|55P03|57014)/)
+			{
+				# a lock or serialization failure of the concurrent phase
+				$skipped++;
+				$rep = undef;
+			}
+			$ran++;
+			print $mfh "-- case $i ($case->{name}) errors [$o->[0][1]{errors}] $o->[0][1]{msg}\n$case->{settings}\n$case->{body}\n"
+			  if $ENV{BF_DIFF_DUMP} && $o;
+			if ($rep)
+			{
+				push @mism, $rep;
+				$by_shape{ $case->{name} }++;
+			}
+			elsif ($o && $o->[0][1]{nrows} > 0 && $o->[0][1]{errors} eq '')
+			{
+				$with_rows++;
+			}
+			if ($i % 5 == 0)
+			{
+				my ($m, $eo) = eval { explain_markers($sess, $case, $mode) };
+				if ($m)
+				{
+					$sampled++;
+					$gated++ if %$m;
+					$gated_by{$_}++ for keys %$m;
+				}
+			}
+			if ($in_tx && ($i % ($opt{group} // 4) == 0 || $i == $count))
+			{
+				$sess->run('COMMIT;');
+				$in_tx = 0;
+			}
+			$sess->reconnect if $opt{reconnect} && $i % $opt{reconnect} == 0;
+		}
+		$sess->quit;
+		$total_cases += $ran;
+		my $secs = time - $t0;
+		note sprintf('%s: %d cases in %.1f s (%.1f ms each), %d with rows, %d skipped, %d mismatches',
+			$name, $ran, $secs, 1000 * $secs / ($ran || 1), $with_rows, $skipped, scalar @mism);
+		print $mfh "==================== $name: " . scalar(@mism) . " mismatches\n";
+		print $mfh "$_\n" for @mism;
+		is(scalar @mism, 0, "$name: no mismatch")
+		  or diag("$name mismatches by shape: " . join(', ', map { "$_=$by_shape{$_}" } sort keys %by_shape)
+			  . "\n(all of them in $mismatch_file)");
+		my $shown = 0;
+		for (@mism)
+		{
+			last if ++$shown > ($ENV{BF_DIFF_SHOW} // 25);
+			diag("$name mismatch $shown:\n$_");
+		}
+		cmp_ok($ran, '>=', $count, "$name: every case ran");
+		cmp_ok($with_rows, '>=', $ran / 4, "$name: at least a quarter of the cases returned rows");
+		return;
+	};
+
+	$phase->('read committed', $queries, again => 1, reconnect => 100);
+	$phase->('repeatable read', int($queries / 2), level => 'REPEATABLE READ');
+	$phase->('serializable', int($queries / 3), level => 'SERIALIZABLE');
+
+	# 4. A concurrent writer, the reader in REPEATABLE READ transactions
+	my $wfile = "$PostgreSQL::Test::Utils::tmp_check/$opt{name}_writer.sql";
+	PostgreSQL::Test::Utils::append_to_file($wfile, writer_script(20000));
+	my ($wout, $werr) = ("$PostgreSQL::Test::Utils::tmp_check/$opt{name}_writer.out", "$PostgreSQL::Test::Utils::tmp_check/$opt{name}_writer.err");
+	my $writer = IPC::Run::start(
+		[ 'psql', '-XAtq', '-v', 'ON_ERROR_STOP=0', '-d', $node->connstr('postgres'), '-f', $wfile ],
+		'>', $wout, '2>', $werr);
+	$phase->('repeatable read with a concurrent writer', int($queries / 3), level => 'REPEATABLE READ',
+		readonly => 1, transient => 1);
+	$writer->kill_kill;
+	my $wtext = PostgreSQL::Test::Utils::slurp_file($wout);
+	my $ops = () = $wtext =~ /^op$/mg;
+	my $wlog = PostgreSQL::Test::Utils::slurp_file($werr);
+	my %werrs;
+	$werrs{$1}++ while $wlog =~ /ERROR:\s+([^\n]*)/g;
+	note "the writer ran $ops operations; its errors: " . join('; ', map { "$werrs{$_}x $_" } sort keys %werrs);
+	cmp_ok($ops, '>=', 50, 'the concurrent writer ran');
+
+	# not vacuous: plans with gates and batches
+	note "gated plans: $gated of $sampled sampled cases; markers: " . join(', ', map { "$_=$gated_by{$_}" } sort keys %gated_by);
+	cmp_ok($gated // 0, '>=', ($sampled // 0) * 0.3, 'at least 30% of the sampled cases had a gate or a batch in a plan');
+	ok(($gated_by{$_} // 0) > 0, "some plans had $_") for @{ $opt{markers} };
+
+	close $mfh;
+	diag(sprintf('%d cases in %.0f s (seed %s)', $total_cases, time - $started, $seed));
+		return;
+}
+
 # ------------------------------------------------------------ a session ----
 package DiffQueries::Session;
 
@@ -922,7 +1084,7 @@ sub explain_markers
 	$ae =~ s/SET /SET LOCAL /g if $mode eq 'sub';
 	my ($out, $err) = $sess->run(script($case, $on, $mode, $ae));
 	my %m;
-	$m{$1}++ while $err =~ /(BloomGate|BloomAppend|BloomBatch|bloom_shared_gate_elements|bloom_shared_gate_any|bloom_shared_gate)\b/g;
+	$m{$1}++ while $err =~ /(BloomGuard|BloomGate|BloomAppend|BloomBatch|bloom_shared_gate_elements|bloom_shared_gate_any|bloom_shared_gate)\b/g;
 	return (\%m, outcome($case, $out, $err));
 }
 
@@ -982,15 +1144,23 @@ sub writer_script
 		}
 		elsif ($r < 84)
 		{
-			$op = pick(q{SELECT bloom_guard('pt', 'v') WHERE NOT EXISTS (SELECT 1 FROM bloom_shared_filters WHERE name = 'public.pt.v');},
+			$op = $guards eq 'shared'
+			  ? pick(q{SELECT bloom_guard('pt', 'v') WHERE NOT EXISTS (SELECT 1 FROM bloom_shared_filters WHERE name = 'public.pt.v');},
 				q{SELECT bloom_unguard('pt', 'v') FROM bloom_shared_filters WHERE name = 'public.pt.v';},
 				q{SELECT bloom_guard('pp', 'v') WHERE NOT EXISTS (SELECT 1 FROM bloom_shared_filters WHERE name = 'public.pp.v');},
-				q{SELECT bloom_unguard('pp', 'v') FROM bloom_shared_filters WHERE name = 'public.pp.v';});
+				q{SELECT bloom_unguard('pp', 'v') FROM bloom_shared_filters WHERE name = 'public.pp.v';})
+			  : pick(q{CREATE INDEX IF NOT EXISTS pt_v_g ON pt USING bloomguard (v);}, q{DROP INDEX IF EXISTS pt_v_g;},
+				q{CREATE INDEX CONCURRENTLY IF NOT EXISTS pt_v_g ON pt USING bloomguard (v);},
+				q{DROP INDEX CONCURRENTLY IF EXISTS pt_v_g;},
+				q{CREATE INDEX IF NOT EXISTS pp_v_g ON pp USING bloomguard (v);}, q{DROP INDEX IF EXISTS pp_v_g;},
+				q{ALTER TABLE pp DETACH PARTITION pp_d; INSERT INTO pp_d VALUES (9000, 99000, 'pdet', 1, 40); ALTER TABLE pp ATTACH PARTITION pp_d DEFAULT;});
 		}
 		elsif ($r < 88)
 		{
-			$op = pick(q{SELECT bloom_shared_rebuild('public.pt.k4');}, q{SELECT bloom_shared_rebuild('public.pc.k8');},
-				q{SELECT bloom_shared_rebuild('public.pc.kt');});
+			$op = $guards eq 'shared'
+			  ? pick(q{SELECT bloom_shared_rebuild('public.pt.k4');}, q{SELECT bloom_shared_rebuild('public.pc.k8');},
+				q{SELECT bloom_shared_rebuild('public.pc.kt');})
+			  : pick(q{REINDEX INDEX pt_k4_g;}, q{REINDEX INDEX CONCURRENTLY pc_k8_g;}, q{REINDEX TABLE pc;});
 		}
 		elsif ($r < 94)
 		{

@@ -1,0 +1,67 @@
+/*
+ * bf_plan.h
+ *		The planner's gates on guard indexes: where a scan's condition
+ *		compares a guarded column with a value known before the scan, the
+ *		scan's paths are wrapped in a BloomGuard path that checks the guard
+ *		index first and skips the scan when it answers "no".
+ *
+ * Files: bfp_hook.c (the planner hooks and the GUC), bfp_clause.c (which
+ * clauses a gate can answer for), bfp_path.c (the gate paths and their
+ * plans), bfp_scan.c (the executor node).  See src/README.md, "Planner
+ * gates".
+ *
+ * This folder calls the guard index (src/index/) and the value tier's key
+ * rules (bf_keyconv.h, bf_keys.h); nothing below it calls it.
+ */
+#ifndef BF_PLAN_H
+#define BF_PLAN_H
+
+#include "postgres.h"
+
+#include "nodes/pathnodes.h"
+#include "nodes/plannodes.h"
+
+/* The custom scan's name, in EXPLAIN. */
+#define BFP_NODE_NAME		"BloomGuard"
+
+/* bfp_hook.c */
+extern bool bfp_planner_guards;	/* GUC bloomfilter.planner_guards */
+extern void bfp_init(void);		/* from _PG_init */
+extern bool bfp_planning_cursor(void);
+
+/* bfp_clause.c */
+extern bool bfp_cannot_fail(PlannerInfo *root, Node *node);
+extern bool bfp_operator_agrees(Oid opno, int colside, Oid coltype,
+								Oid colcoll, Oid valtype);
+extern Node *bfp_clause_key(PlannerInfo *root, Expr *clause, Index rti,
+							AttrNumber attnum, Oid coltype, Oid colcoll,
+							bool *any, Oid *collation);
+
+/* bfp_path.c */
+extern void bfp_gate_paths(PlannerInfo *root, RelOptInfo *rel, Index rti,
+						   RangeTblEntry *rte);
+extern bool bfp_rel_has_guard(RelOptInfo *rel);
+
+/*
+ * A gated plan's custom_private: per gate (in custom_exprs' order) the
+ * guard index, the type its key is hashed as, the column's collation and
+ * whether the key is an array of keys; then the node's flags.
+ */
+enum
+{
+	BFP_PRIV_INDEXES,			/* OID list */
+	BFP_PRIV_HASHTYPES,			/* OID list */
+	BFP_PRIV_COLLATIONS,		/* OID list */
+	BFP_PRIV_ANY,				/* integer list, 1: an array of keys */
+	BFP_PRIV_FLAGS,				/* Integer, BFP_FLAG_* */
+	BFP_PRIV_COUNT
+};
+
+#define BFP_FLAG_PARALLEL_CHILD	0x01	/* the child is parallel-aware */
+
+/* bfp_scan.c */
+extern Plan *bfp_make_scan(List *tlist, List *keys, List *priv, Plan *child,
+						   Bitmapset *relids, bool backward, bool mark);
+extern void bfp_scan_init(void);
+
+#endif							/* BF_PLAN_H */

@@ -1,0 +1,108 @@
+/*
+ * bfp_hook.c
+ *		The planner hooks of the gates on guard indexes, and their GUC.
+ *
+ * set_rel_pathlist_hook is where a custom path provider adds its paths
+ * (allpaths.c): after the core has made a base relation's paths and before
+ * the cheapest are chosen and Gather paths are made.  bfp_gate_paths wraps
+ * the relation's paths there.
+ *
+ * planner_hook is used only to know what the planner plans: a cursor's plan
+ * gets no gate.  WHERE CURRENT OF finds a cursor's row in the scan of its
+ * table (execCurrent.c), which it does not look for inside a custom scan
+ * without a relation of its own; DECLARE and PL/pgSQL plan cursors with
+ * CURSOR_OPT_FAST_PLAN or a scroll option.  Planning that did not pass
+ * through the hook (the library was loaded by the planner itself, when it
+ * opened a guard index) is treated as a cursor's: that one plan has no gate.
+ *
+ * Neither hook needs shared_preload_libraries: the library is loaded when a
+ * guard index is first opened (its handler is a function of the library),
+ * or at session start by session_preload_libraries.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "nodes/parsenodes.h"
+#include "optimizer/paths.h"
+#include "optimizer/planner.h"
+#include "utils/guc.h"
+
+#include "bf_plan.h"
+
+bool		bfp_planner_guards = true;
+
+static planner_hook_type prev_planner_hook = NULL;
+static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
+
+/* planner() calls under way, and whether the innermost plans a cursor */
+static int	planning_depth = 0;
+static bool planning_cursor = false;
+
+/* May the plan being made have gates? */
+bool
+bfp_planning_cursor(void)
+{
+	return planning_depth == 0 || planning_cursor;
+}
+
+static bool
+is_cursor_plan(int cursorOptions)
+{
+	return (cursorOptions & (CURSOR_OPT_BINARY | CURSOR_OPT_SCROLL |
+							 CURSOR_OPT_NO_SCROLL | CURSOR_OPT_INSENSITIVE |
+							 CURSOR_OPT_HOLD | CURSOR_OPT_FAST_PLAN)) != 0;
+}
+
+static PlannedStmt *
+bfp_planner(Query *parse, const char *query_string, int cursorOptions,
+			ParamListInfo boundParams)
+{
+	bool		save_cursor = planning_cursor;
+	PlannedStmt *stmt;
+
+	planning_cursor = is_cursor_plan(cursorOptions);
+	planning_depth++;
+	PG_TRY();
+	{
+		if (prev_planner_hook)
+			stmt = prev_planner_hook(parse, query_string, cursorOptions,
+									 boundParams);
+		else
+			stmt = standard_planner(parse, query_string, cursorOptions,
+									boundParams);
+	}
+	PG_FINALLY();
+	{
+		planning_depth--;
+		planning_cursor = save_cursor;
+	}
+	PG_END_TRY();
+	return stmt;
+}
+
+static void
+bfp_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
+					 RangeTblEntry *rte)
+{
+	if (prev_set_rel_pathlist_hook)
+		prev_set_rel_pathlist_hook(root, rel, rti, rte);
+	if (bfp_planner_guards && !bfp_planning_cursor())
+		bfp_gate_paths(root, rel, rti, rte);
+}
+
+void
+bfp_init(void)
+{
+	DefineCustomBoolVariable("bloomfilter.planner_guards",
+							 "Lets the planner check a guard before scanning its table.",
+							 "A scan whose condition compares a guarded column with a value known before the scan is skipped when the guard answers \"no\".",
+							 &bfp_planner_guards,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	bfp_scan_init();
+	prev_planner_hook = planner_hook;
+	planner_hook = bfp_planner;
+	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
+	set_rel_pathlist_hook = bfp_set_rel_pathlist;
+}

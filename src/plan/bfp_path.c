@@ -1,0 +1,244 @@
+/*
+ * bfp_path.c
+ *		BloomGuard paths: each path of a relation wrapped in a path that
+ *		checks the relation's guard indexes first.
+ *
+ * For a base relation (a table, a partition, an inheritance child) with a
+ * guard index on a column that a restriction clause compares with a value
+ * known before the scan (bfp_clause.c), every path, parameterized or not,
+ * partial or not, becomes a CustomPath with that path as its only child and
+ * the clause's value as its key.  Its plan, a CustomScan "BloomGuard"
+ * (bfp_scan.c), checks the guard once per (re)scan and runs the child only
+ * when the guard answers "maybe".  When it answers "no" for every key, the
+ * clause is false for every row of the relation that the scan's snapshot
+ * can see (every such row had its key set in the guard before it
+ * committed), so the scan would return no row.
+ *
+ * The paths are wrapped where they are, not added beside: the planner
+ * cannot know how often a key is absent (its estimate of a lookup's rows is
+ * at least one), so a gated path is costed as its child plus the check, and
+ * the choice among the relation's paths is the planner's as without gates.
+ *
+ * No gate: where the relation has row-level security (a "no" may not
+ * depend on rows the caller cannot see), TABLESAMPLE (its arguments are
+ * checked when the scan starts, on any table), and in a cursor's plan
+ * (bfp_hook.c).  Which guard indexes the planner sees is PostgreSQL's
+ * rule: valid ones, and not one whose indcheckxmin is too new for the
+ * plan's transaction.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_class.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "bf_index.h"
+#include "bf_keyconv.h"
+#include "bf_plan.h"
+
+/* What a check of a guard costs, as a read of a cached page does. */
+#define BFP_CHECK_COST	(25 * cpu_operator_cost)
+
+static Plan *plan_gate(PlannerInfo *root, RelOptInfo *rel,
+					   CustomPath *best_path, List *tlist, List *clauses,
+					   List *custom_plans);
+
+static const CustomPathMethods gate_path_methods = {
+	.CustomName = BFP_NODE_NAME,
+	.PlanCustomPath = plan_gate,
+};
+
+/* Is this index a guard on a plain column? */
+static bool
+is_guard(const IndexOptInfo *index)
+{
+	return index->amcostestimate == bfi_costestimate &&
+		index->ncolumns == 1 && index->indexkeys[0] > 0;
+}
+
+/* Has the relation a guard index the planner may use? */
+bool
+bfp_rel_has_guard(RelOptInfo *rel)
+{
+	ListCell   *lc;
+
+	foreach(lc, rel->indexlist)
+	{
+		if (is_guard(lfirst(lc)))
+			return true;
+	}
+	return false;
+}
+
+static bool
+has_row_security(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	bool		rls;
+
+	if (!HeapTupleIsValid(tup))
+		return true;
+	rls = ((Form_pg_class) GETSTRUCT(tup))->relrowsecurity;
+	ReleaseSysCache(tup);
+	return rls;
+}
+
+/* The gates made so far for a relation: keys and custom_private lists. */
+typedef struct Gates
+{
+	List	   *keys;
+	List	   *indexes;
+	List	   *hashtypes;
+	List	   *collations;
+	List	   *any;
+} Gates;
+
+/* Add the gates one guard index can answer for. */
+static void
+gates_of_index(PlannerInfo *root, RelOptInfo *rel, Index rti, Oid relid,
+			   IndexOptInfo *index, Gates *gates)
+{
+	AttrNumber	attnum = index->indexkeys[0];
+	Oid			coltype;
+	int32		coltypmod;
+	Oid			colcoll;
+	ListCell   *lc;
+
+	get_atttypetypmodcoll(relid, attnum, &coltype, &coltypmod, &colcoll);
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *rinfo = lfirst(lc);
+		bool		any;
+		Oid			collation;
+		Oid			valtype;
+		Node	   *key;
+
+		if (rinfo->pseudoconstant)
+			continue;
+		key = bfp_clause_key(root, rinfo->clause, rti, attnum, coltype, colcoll,
+							 &any, &collation);
+		if (key == NULL)
+			continue;
+		valtype = any ? get_element_type(exprType(key)) : exprType(key);
+		switch (bf_key_gate_mode(coltype, colcoll, valtype))
+		{
+			case BF_GATE_AS_COLUMN:
+				gates->hashtypes = lappend_oid(gates->hashtypes, coltype);
+				break;
+			case BF_GATE_AS_KEY:
+				gates->hashtypes = lappend_oid(gates->hashtypes, valtype);
+				break;
+			case BF_GATE_NONE:
+				continue;
+		}
+		gates->keys = lappend(gates->keys, key);
+		gates->indexes = lappend_oid(gates->indexes, index->indexoid);
+		gates->collations = lappend_oid(gates->collations, colcoll);
+		gates->any = lappend_int(gates->any, any ? 1 : 0);
+	}
+}
+
+/* The gate path over one path of the relation. */
+static Path *
+gate_path(RelOptInfo *rel, Path *sub, const Gates *gates, bool partial)
+{
+	CustomPath *cp = makeNode(CustomPath);
+	Cost		check = BFP_CHECK_COST * list_length(gates->keys);
+	List	   *priv = NIL;
+
+	cp->path.pathtype = T_CustomScan;
+	cp->path.parent = rel;
+	cp->path.pathtarget = sub->pathtarget;
+	cp->path.param_info = sub->param_info;
+	cp->path.parallel_aware = false;
+	cp->path.parallel_safe = sub->parallel_safe;
+	cp->path.parallel_workers = sub->parallel_workers;
+	cp->path.rows = sub->rows;
+#if PG_VERSION_NUM >= 180000
+	cp->path.disabled_nodes = sub->disabled_nodes;
+#endif
+	cp->path.startup_cost = sub->startup_cost + check;
+	cp->path.total_cost = sub->total_cost + check;
+	cp->path.pathkeys = sub->pathkeys;
+	if (ExecSupportsMarkRestore(sub))
+		cp->flags |= CUSTOMPATH_SUPPORT_MARK_RESTORE;
+	cp->custom_paths = list_make1(sub);
+	priv = list_make5(gates->indexes, gates->hashtypes, gates->collations,
+					  gates->any,
+					  makeInteger(partial ? BFP_FLAG_PARALLEL_CHILD : 0));
+	cp->custom_private = list_make2(gates->keys, priv);
+	cp->methods = &gate_path_methods;
+	return (Path *) cp;
+}
+
+static bool
+is_gate_path(Path *path)
+{
+	return IsA(path, CustomPath) &&
+		((CustomPath *) path)->methods == &gate_path_methods;
+}
+
+/* Every path of the list, wrapped (in the list's order, which stays). */
+static void
+wrap_paths(List *paths, RelOptInfo *rel, const Gates *gates, bool partial)
+{
+	ListCell   *lc;
+
+	foreach(lc, paths)
+	{
+		if (!is_gate_path(lfirst(lc)))
+			lfirst(lc) = gate_path(rel, lfirst(lc), gates, partial);
+	}
+}
+
+void
+bfp_gate_paths(PlannerInfo *root, RelOptInfo *rel, Index rti,
+			   RangeTblEntry *rte)
+{
+	Gates		gates = {0};
+	ListCell   *lc;
+
+	if (rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_RELATION ||
+		rte->inh || rte->tablesample != NULL || IsBinaryUpgrade ||
+		(rel->reloptkind != RELOPT_BASEREL &&
+		 rel->reloptkind != RELOPT_OTHER_MEMBER_REL) ||
+		rel->baserestrictinfo == NIL || IS_DUMMY_REL(rel) ||
+		!bfp_rel_has_guard(rel) || has_row_security(rte->relid))
+		return;
+	foreach(lc, rel->indexlist)
+	{
+		if (is_guard(lfirst(lc)))
+			gates_of_index(root, rel, rti, rte->relid, lfirst(lc), &gates);
+	}
+	if (gates.keys == NIL)
+		return;
+	wrap_paths(rel->pathlist, rel, &gates, false);
+	wrap_paths(rel->partial_pathlist, rel, &gates, true);
+}
+
+/*
+ * The plan: the child's, under a BloomGuard that outputs the child's
+ * targetlist (a physical tlist offered here would name columns the child
+ * does not output; whatever projection is asked of this node later reads
+ * the child's columns).  The child applies the relation's clauses.
+ */
+static Plan *
+plan_gate(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+		  List *tlist, List *clauses, List *custom_plans)
+{
+	Plan	   *child = linitial(custom_plans);
+
+	return bfp_make_scan(copyObject(child->targetlist),
+						 copyObject(linitial(best_path->custom_private)),
+						 copyObject(lsecond(best_path->custom_private)),
+						 child, rel->relids, ExecSupportsBackwardScan(child),
+						 (best_path->flags & CUSTOMPATH_SUPPORT_MARK_RESTORE) != 0);
+}

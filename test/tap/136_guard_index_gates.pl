@@ -1,0 +1,171 @@
+# The planner's gates on guard indexes where concurrency and replication
+# decide the answer:
+#  1. SERIALIZABLE: a gate's "no" takes a predicate lock on the guard's page
+#     it read, and an insert of the key conflicts with it: of two
+#     transactions that each found no row for a key (their gates answering
+#     "no", the scans skipped) and inserted it, the second fails with 40001,
+#     as with the gates off.
+#  2. Parallel plans: a gate above a Parallel Seq Scan or a Parallel Index
+#     Scan of "k = ANY (keys)" with present and absent keys returns what the
+#     plan without gates returns, instrumented (EXPLAIN ANALYZE) or not.
+#  3. READ COMMITTED updates rechecked by EvalPlanQual return what they
+#     return without gates.
+#  4. A hot standby: gated lookups there skip scans for absent keys and find
+#     every key the primary committed and the standby replayed, while the
+#     primary inserts.
+#  5. After an immediate shutdown (crash) and restart, the first gated
+#     lookup already answers "no" (nothing is rebuilt).
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('primary');
+$node->init(allows_streaming => 1);
+$node->append_conf('postgresql.conf', qq{
+session_preload_libraries = 'bloomfilter'
+jit = off
+max_worker_processes = 8
+max_parallel_workers = 4
+max_parallel_workers_per_gather = 2
+});
+$node->start;
+$node->safe_psql('postgres', q{
+CREATE EXTENSION bloomfilter;
+CREATE TABLE acct (k int8, who text);
+INSERT INTO acct SELECT g, 'x' FROM generate_series(1, 10000) g;
+CREATE INDEX acct_g ON acct USING bloomguard (k);
+CREATE TABLE wide (id int, k int8, pad text);
+INSERT INTO wide SELECT g, g * 5, repeat('p', 40) FROM generate_series(1, 200000) g;
+CREATE INDEX wide_k ON wide (k);
+CREATE INDEX wide_g ON wide USING bloomguard (k);
+ANALYZE;
+});
+
+my $skipped = qr/Scans Skipped: 1/;
+
+# ---------------------------------------------------------------------
+# 1. SERIALIZABLE write skew
+# ---------------------------------------------------------------------
+my $plan = $node->safe_psql('postgres', q{SET default_transaction_isolation = serializable;
+	EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM acct WHERE k = 777777});
+like($plan, $skipped, 'SERIALIZABLE: the gate answers "no" and skips the scan');
+foreach my $on ('on', 'off')
+{
+	foreach my $pred ('k = 777777', 'k = ANY (\'{777777, 888888}\')')
+	{
+		$node->safe_psql('postgres', 'DELETE FROM acct WHERE k = 777777');
+		my ($a, $b) = map { $node->background_psql('postgres', on_error_stop => 0) } 1 .. 2;
+		foreach my $s ($a, $b)
+		{
+			$s->query_safe("SET bloomfilter.planner_guards = $on");
+			$s->query_safe('BEGIN ISOLATION LEVEL SERIALIZABLE');
+			is($s->query_safe("SELECT count(*) FROM acct WHERE $pred"), '0',
+				"SERIALIZABLE, gates $on, $pred: no row yet");
+		}
+		$a->query_safe("INSERT INTO acct VALUES (777777, 'a')");
+		$b->query("INSERT INTO acct VALUES (777777, 'b')");
+		$a->query_safe('COMMIT');
+		$b->query('COMMIT');
+		$a->quit;
+		$b->quit;
+		is($node->safe_psql('postgres', 'SELECT count(*) FROM acct WHERE k = 777777'), '1',
+			"SERIALIZABLE, gates $on, $pred: the write skew is caught (one insert commits)");
+	}
+}
+
+# ---------------------------------------------------------------------
+# 2. Parallel plans
+# ---------------------------------------------------------------------
+my $par = q{SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
+	SET min_parallel_index_scan_size = 0; SET min_parallel_table_scan_size = 0;};
+# enough keys (a sixth of the table) for the planner to choose a parallel
+# index scan; some present, some absent, or all absent
+my $mixed = join(',', map { $_ * 5 } 1 .. 30000) . ',' . join(',', map { 5_000_000 + $_ } 1 .. 1000);
+my $absent = join(',', map { 5_000_000 + $_ * 5 } 1 .. 31000);
+my %shape = (
+	'Parallel Seq Scan' => 'SET enable_indexscan = off; SET enable_bitmapscan = off;',
+	'Parallel Index Scan' => 'SET enable_seqscan = off; SET enable_bitmapscan = off;',
+	'Parallel Bitmap Heap Scan' => 'SET enable_seqscan = off; SET enable_indexscan = off;');
+foreach my $scan (sort keys %shape)
+{
+	foreach my $keys ($mixed, $absent)
+	{
+		my $q = "SELECT count(*), sum(id) FROM wide WHERE k = ANY ('{$keys}'::int8[])";
+		my $what = $keys eq $absent ? 'absent keys' : 'present and absent keys';
+		my $p = $node->safe_psql('postgres', "$par $shape{$scan} EXPLAIN (COSTS OFF) $q");
+		like($p, qr/BloomGuard.*\Q$scan\E/s, "$scan below a gate, $what");
+		my $on = $node->safe_psql('postgres', "$par $shape{$scan} $q");
+		my $off = $node->safe_psql('postgres', "$par $shape{$scan} SET bloomfilter.planner_guards = off; $q");
+		is($on, $off, "$scan, $what: the same rows with gates on and off ($on)");
+		my ($rc, $out, $err) = $node->psql('postgres',
+			"$par $shape{$scan} EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $q");
+		is($rc, 0, "$scan, $what: EXPLAIN ANALYZE of the gated parallel plan runs") or diag($err);
+	}
+}
+
+# ---------------------------------------------------------------------
+# 3. EvalPlanQual rechecks
+# ---------------------------------------------------------------------
+foreach my $on ('on', 'off')
+{
+	$node->safe_psql('postgres', "UPDATE acct SET who = 'x' WHERE k BETWEEN 10 AND 12");
+	my ($a, $b) = map { $node->background_psql('postgres', on_error_stop => 0) } 1 .. 2;
+	$b->query_safe("SET bloomfilter.planner_guards = $on");
+	$a->query_safe('BEGIN');
+	$a->query_safe("UPDATE acct SET who = 'a' WHERE k = 11");
+	# b waits for a's row lock, then rechecks the new version
+	$b->query_until(qr/started/, q{\echo started
+		UPDATE acct SET who = who || 'b' WHERE k = ANY ('{11, 99999999}') RETURNING who;
+		\echo done
+});
+	$a->query_safe('COMMIT');
+	$b->query_until(qr/done/, '');
+	$b->quit;
+	$a->quit;
+	is($node->safe_psql('postgres', 'SELECT who FROM acct WHERE k = 11'), 'ab',
+		"EvalPlanQual, gates $on: the recheck updated the new row version");
+}
+
+# ---------------------------------------------------------------------
+# 4. A hot standby under primary inserts
+# ---------------------------------------------------------------------
+$node->backup('b1');
+my $standby = PostgreSQL::Test::Cluster->new('standby');
+$standby->init_from_backup($node, 'b1', has_streaming => 1);
+$standby->start;
+$node->wait_for_catchup($standby);
+$plan = $standby->safe_psql('postgres',
+	'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM acct WHERE k = 123456789');
+like($plan, $skipped, 'standby: the gate answers "no" and skips the scan');
+my $missed = 0;
+foreach my $batch (1 .. 5)
+{
+	my $lo = 100000 * $batch;
+	$node->safe_psql('postgres',
+		"INSERT INTO acct SELECT g, 's' FROM generate_series($lo, $lo + 1999) g");
+	$node->wait_for_catchup($standby);
+	$missed += $standby->safe_psql('postgres', qq{
+		SELECT 2000 - count(*) FROM generate_series($lo, $lo + 1999) g
+		WHERE EXISTS (SELECT 1 FROM acct WHERE k = g)});
+}
+is($missed, 0, 'standby: gated lookups find every replayed key (0 false negatives)');
+$plan = $standby->safe_psql('postgres',
+	'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM acct WHERE k = 500500');
+like($plan, qr/Scans Skipped: 0.*actual rows=1/s, 'standby: a replayed key is found through its gate');
+$standby->stop;
+
+# ---------------------------------------------------------------------
+# 5. Crash and restart: no rebuild, "no" at once
+# ---------------------------------------------------------------------
+$node->stop('immediate');
+$node->start;
+$plan = $node->safe_psql('postgres',
+	'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM acct WHERE k = 123456789');
+like($plan, $skipped, 'after a crash: the first gated lookup answers "no"');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM generate_series(100000, 101999) g
+	WHERE EXISTS (SELECT 1 FROM acct WHERE k = g)}), '2000',
+	'after a crash: every committed key is found');
+
+done_testing();
