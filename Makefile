@@ -55,6 +55,7 @@ PLAN_OBJS = \
 	src/plan/bfp_hook.o \
 	src/plan/bfp_clause.o \
 	src/plan/bfp_path.o \
+	src/plan/bfp_narrow.o \
 	src/plan/bfp_scan.o
 
 OBJS = \

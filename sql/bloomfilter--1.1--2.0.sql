@@ -188,3 +188,9 @@ CREATE FUNCTION bloom_guard_info(guard regclass,
 	LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_guard_info(regclass) IS
 	'a guard index''s layers, first capacity, keys set, size in bytes, target rate and the rate its fill predicts';
+
+CREATE FUNCTION bloom_guard_elements(guard regclass, keys anyarray) RETURNS anyarray
+	AS 'MODULE_PATHNAME', 'bloom_guard_elements'
+	LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_guard_elements(regclass, anyarray) IS
+	'the keys without those the guard certainly does not hold (NULL elements stay), the keys unchanged whenever it cannot answer or the caller may not check it; the planner puts it in the index condition of an IN list under a gate';

@@ -189,4 +189,7 @@ typedef struct BfiSummary
 
 extern void bfi_summarize(Relation index, BfiSummary *sum, uint8 *bits);
 
+/* bfi_sql.c: may the current user check the guard (SELECT on its column)? */
+extern bool bfi_may_check(Relation index);
+
 #endif							/* BF_INDEX_H */

@@ -13,7 +13,6 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
-#include "pgstat.h"
 #include "port/pg_bitutils.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
@@ -74,15 +73,14 @@ bfi_probe(Relation index, uint64 hash)
 /*
  * Does the guard hold a key of this kind, given as the hashes of its forms
  * (bf_key_probe_hashes)?  A guard of another key kind answers "maybe" (it
- * cannot answer for such keys).  Counted as a scan of the index
- * (pg_stat_user_indexes.idx_scan).
+ * cannot answer for such keys).  The caller counts its checks as scans of
+ * the index (pgstat_count_index_scan).
  */
 bool
 bfi_probe_key(Relation index, int kind, const BfHash *hashes, int n)
 {
 	BfiMetaPageData meta;
 
-	pgstat_count_index_scan(index);
 	bfi_meta_read(index, &meta);
 	if ((int) meta.key_kind != kind)
 		return true;

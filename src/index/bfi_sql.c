@@ -93,21 +93,24 @@ index_columns(Relation index)
 	return cols;
 }
 
-/* May the current user learn whether the index's table holds a key? */
-static void
-check_read_access(Relation index, Oid relid)
+/* Why the current user may not learn whether the table holds a key. */
+typedef enum ReadDenied
+{
+	READ_OK,
+	READ_NO_USAGE,				/* on the table's schema */
+	READ_NO_SELECT,				/* on a column the index reads */
+	READ_ROW_SECURITY			/* the policies hide rows whose keys it holds */
+} ReadDenied;
+
+static ReadDenied
+read_denied(Relation index, Oid relid, AttrNumber *denied_attnum)
 {
 	Oid			userid = GetUserId();
 	Bitmapset  *cols;
 	int			col = -1;
 
 	if (bf_namespace_aclcheck(get_rel_namespace(relid), userid, ACL_USAGE) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for schema %s",
-						get_namespace_name(get_rel_namespace(relid))),
-				 errdetail("Checking index \"%s\" reveals whether table %s holds a value.",
-						   RelationGetRelationName(index), get_rel_name(relid))));
+		return READ_NO_USAGE;
 	if (pg_class_aclcheck(relid, userid, ACL_SELECT) != ACLCHECK_OK)
 	{
 		cols = index_columns(index);
@@ -116,23 +119,63 @@ check_read_access(Relation index, Oid relid)
 			AttrNumber	attnum = col + FirstLowInvalidHeapAttributeNumber;
 
 			if (pg_attribute_aclcheck(relid, attnum, userid, ACL_SELECT) != ACLCHECK_OK)
-				ereport(ERROR,
-						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-						 errmsg("permission denied for column %s of table %s",
-								quote_identifier(get_attname(relid, attnum, false)),
-								get_rel_name(relid)),
-						 errdetail("Checking index \"%s\" reveals whether the column holds a value.",
-								   RelationGetRelationName(index)),
-						 errhint("Grant SELECT on the column (or the table) to the role.")));
+			{
+				*denied_attnum = attnum;
+				return READ_NO_SELECT;
+			}
 		}
 	}
 	if (check_enable_rls(relid, userid, true) == RLS_ENABLED)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("index \"%s\" cannot be checked under row-level security of table %s",
-						RelationGetRelationName(index), get_rel_name(relid)),
-				 errdetail("The guard holds the keys of every row, including rows the policies hide from this role."),
-				 errhint("Check it from a role that bypasses row-level security on the table, such as its owner.")));
+		return READ_ROW_SECURITY;
+	return READ_OK;
+}
+
+/* May the current user learn whether the guard's table holds a key? */
+bool
+bfi_may_check(Relation index)
+{
+	AttrNumber	attnum;
+
+	return read_denied(index, index->rd_index->indrelid, &attnum) == READ_OK;
+}
+
+/* The same, as an error when not. */
+static void
+check_read_access(Relation index, Oid relid)
+{
+	AttrNumber	attnum = InvalidAttrNumber;
+
+	switch (read_denied(index, relid, &attnum))
+	{
+		case READ_OK:
+			break;
+		case READ_NO_USAGE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied for schema %s",
+							get_namespace_name(get_rel_namespace(relid))),
+					 errdetail("Checking index \"%s\" reveals whether table %s holds a value.",
+							   RelationGetRelationName(index), get_rel_name(relid))));
+			break;
+		case READ_NO_SELECT:
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied for column %s of table %s",
+							quote_identifier(get_attname(relid, attnum, false)),
+							get_rel_name(relid)),
+					 errdetail("Checking index \"%s\" reveals whether the column holds a value.",
+							   RelationGetRelationName(index)),
+					 errhint("Grant SELECT on the column (or the table) to the role.")));
+			break;
+		case READ_ROW_SECURITY:
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("index \"%s\" cannot be checked under row-level security of table %s",
+							RelationGetRelationName(index), get_rel_name(relid)),
+					 errdetail("The guard holds the keys of every row, including rows the policies hide from this role."),
+					 errhint("Check it from a role that bypasses row-level security on the table, such as its owner.")));
+			break;
+	}
 }
 
 /*

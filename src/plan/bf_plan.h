@@ -35,7 +35,7 @@ extern bool bfp_operator_agrees(Oid opno, int colside, Oid coltype,
 								Oid colcoll, Oid valtype);
 extern Node *bfp_clause_key(PlannerInfo *root, Expr *clause, Index rti,
 							AttrNumber attnum, Oid coltype, Oid colcoll,
-							bool *any, Oid *collation);
+							bool *any, Oid *collation, Oid *opno);
 
 /* bfp_path.c */
 extern void bfp_gate_paths(PlannerInfo *root, RelOptInfo *rel, Index rti,
@@ -58,6 +58,19 @@ enum
 };
 
 #define BFP_FLAG_PARALLEL_CHILD	0x01	/* the child is parallel-aware */
+
+/* bfp_narrow.c: an array gate's index condition narrowed to its "maybe" keys */
+typedef struct BfpNarrowGate
+{
+	Oid			guard;			/* the guard index */
+	Oid			amoid;			/* its access method */
+	Oid			opno;			/* the clause's "=" */
+	AttrNumber	attnum;			/* the guarded column */
+	Node	   *keys;			/* the clause's array; NULL: not an array gate */
+} BfpNarrowGate;
+
+extern bool bfp_narrow_child(PlannerInfo *root, RelOptInfo *rel, Plan *child,
+							 const BfpNarrowGate *gates, int ngates);
 
 /* bfp_scan.c */
 extern Plan *bfp_make_scan(List *tlist, List *keys, List *priv, Plan *child,

@@ -214,11 +214,12 @@ collation_agrees(Oid collation, Oid typid)
 /*
  * The key of a clause a filter of column attnum of relation rti (type
  * coltype, collation colcoll) can answer for, or NULL; *any: the key is an
- * array of keys (column = ANY (array)); *collation: the comparison's.
+ * array of keys (column = ANY (array)); *collation and *opno: the
+ * comparison's.
  */
 Node *
 bfp_clause_key(PlannerInfo *root, Expr *clause, Index rti, AttrNumber attnum,
-			   Oid coltype, Oid colcoll, bool *any, Oid *collation)
+			   Oid coltype, Oid colcoll, bool *any, Oid *collation, Oid *opno)
 {
 	if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
 	{
@@ -235,6 +236,7 @@ bfp_clause_key(PlannerInfo *root, Expr *clause, Index rti, AttrNumber attnum,
 			{
 				*any = false;
 				*collation = op->inputcollid;
+				*opno = op->opno;
 				return val;
 			}
 		}
@@ -253,6 +255,7 @@ bfp_clause_key(PlannerInfo *root, Expr *clause, Index rti, AttrNumber attnum,
 		{
 			*any = true;
 			*collation = sa->inputcollid;
+			*opno = sa->opno;
 			return arr;
 		}
 	}

@@ -91,7 +91,11 @@ has_row_security(Oid relid)
 	return rls;
 }
 
-/* The gates made so far for a relation: keys and custom_private lists. */
+/*
+ * The gates made so far for a relation: keys, the lists of the plan's
+ * custom_private, and what narrowing needs (the clauses' operators, the
+ * guarded columns, the guards' access method).
+ */
 typedef struct Gates
 {
 	List	   *keys;
@@ -99,6 +103,9 @@ typedef struct Gates
 	List	   *hashtypes;
 	List	   *collations;
 	List	   *any;
+	List	   *opnos;
+	List	   *attnums;
+	Oid			amoid;
 } Gates;
 
 /* Add the gates one guard index can answer for. */
@@ -118,13 +125,14 @@ gates_of_index(PlannerInfo *root, RelOptInfo *rel, Index rti, Oid relid,
 		RestrictInfo *rinfo = lfirst(lc);
 		bool		any;
 		Oid			collation;
+		Oid			opno;
 		Oid			valtype;
 		Node	   *key;
 
 		if (rinfo->pseudoconstant)
 			continue;
 		key = bfp_clause_key(root, rinfo->clause, rti, attnum, coltype, colcoll,
-							 &any, &collation);
+							 &any, &collation, &opno);
 		if (key == NULL)
 			continue;
 		valtype = any ? get_element_type(exprType(key)) : exprType(key);
@@ -143,6 +151,9 @@ gates_of_index(PlannerInfo *root, RelOptInfo *rel, Index rti, Oid relid,
 		gates->indexes = lappend_oid(gates->indexes, index->indexoid);
 		gates->collations = lappend_oid(gates->collations, colcoll);
 		gates->any = lappend_int(gates->any, any ? 1 : 0);
+		gates->opnos = lappend_oid(gates->opnos, opno);
+		gates->attnums = lappend_int(gates->attnums, attnum);
+		gates->amoid = index->relam;
 	}
 }
 
@@ -174,7 +185,9 @@ gate_path(RelOptInfo *rel, Path *sub, const Gates *gates, bool partial)
 	priv = list_make5(gates->indexes, gates->hashtypes, gates->collations,
 					  gates->any,
 					  makeInteger(partial ? BFP_FLAG_PARALLEL_CHILD : 0));
-	cp->custom_private = list_make2(gates->keys, priv);
+	cp->custom_private = list_make3(gates->keys, priv,
+									list_make3(gates->opnos, gates->attnums,
+											   list_make1_oid(gates->amoid)));
 	cp->methods = &gate_path_methods;
 	return (Path *) cp;
 }
@@ -225,10 +238,43 @@ bfp_gate_paths(PlannerInfo *root, RelOptInfo *rel, Index rti,
 }
 
 /*
+ * Narrow the child's index conditions "column = ANY (keys)" of the array
+ * gates (bfp_narrow.c), unless the child is parallel-aware.
+ */
+static void
+narrow_child(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+			 Plan *child)
+{
+	List	   *keys = linitial(best_path->custom_private);
+	List	   *priv = lsecond(best_path->custom_private);
+	List	   *extra = lthird(best_path->custom_private);
+	int			n = list_length(keys);
+	BfpNarrowGate *gates;
+	int			flags = intVal(list_nth(priv, BFP_PRIV_FLAGS));
+
+	if (flags & BFP_FLAG_PARALLEL_CHILD)
+		return;
+	gates = palloc0(sizeof(BfpNarrowGate) * n);
+	for (int i = 0; i < n; i++)
+	{
+		if (list_nth_int(list_nth(priv, BFP_PRIV_ANY), i) == 0)
+			continue;
+		gates[i].guard = list_nth_oid(list_nth(priv, BFP_PRIV_INDEXES), i);
+		gates[i].amoid = linitial_oid(lthird(extra));
+		gates[i].opno = list_nth_oid(linitial(extra), i);
+		gates[i].attnum = (AttrNumber) list_nth_int(lsecond(extra), i);
+		gates[i].keys = list_nth(keys, i);
+	}
+	(void) bfp_narrow_child(root, rel, child, gates, n);
+	pfree(gates);
+}
+
+/*
  * The plan: the child's, under a BloomGuard that outputs the child's
  * targetlist (a physical tlist offered here would name columns the child
  * does not output; whatever projection is asked of this node later reads
- * the child's columns).  The child applies the relation's clauses.
+ * the child's columns).  The child applies the relation's clauses, its
+ * index conditions narrowed to the keys the guards may hold.
  */
 static Plan *
 plan_gate(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
@@ -236,6 +282,7 @@ plan_gate(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 {
 	Plan	   *child = linitial(custom_plans);
 
+	narrow_child(root, rel, best_path, child);
 	return bfp_make_scan(copyObject(child->targetlist),
 						 copyObject(linitial(best_path->custom_private)),
 						 copyObject(lsecond(best_path->custom_private)),

@@ -42,6 +42,7 @@
 #include "miscadmin.h"
 #include "nodes/extensible.h"
 #include "nodes/nodeFuncs.h"
+#include "pgstat.h"
 #include "utils/array.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -269,6 +270,8 @@ check_guards(GuardScanState *g)
 
 		if (isnull)
 			continue;
+		if (c->index != NULL)
+			pgstat_count_index_scan(c->index);
 		old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 		if (!(c->any ? array_maybe(c, value) : key_maybe(c, value)))
 			answer = GUARD_NO;

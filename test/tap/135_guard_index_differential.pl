@@ -54,5 +54,5 @@ is($node->safe_psql('postgres', q{SELECT count(*) FROM pg_index i JOIN pg_class 
 	'22', 'the guard indexes are there (pp: the partitioned index and its 5 partitions)');
 
 DiffQueries::drive($node, name => '135_guard_index_differential', seed => $seed,
-	queries => $queries, started => $started, markers => [qw(BloomGuard)]);
+	queries => $queries, started => $started, markers => [qw(BloomGuard bloom_guard_elements)]);
 done_testing();

@@ -1084,7 +1084,7 @@ sub explain_markers
 	$ae =~ s/SET /SET LOCAL /g if $mode eq 'sub';
 	my ($out, $err) = $sess->run(script($case, $on, $mode, $ae));
 	my %m;
-	$m{$1}++ while $err =~ /(BloomGuard|BloomGate|BloomAppend|BloomBatch|bloom_shared_gate_elements|bloom_shared_gate_any|bloom_shared_gate)\b/g;
+	$m{$1}++ while $err =~ /(BloomGuard|bloom_guard_elements|BloomGate|BloomAppend|BloomBatch|bloom_shared_gate_elements|bloom_shared_gate_any|bloom_shared_gate)\b/g;
 	return (\%m, outcome($case, $out, $err));
 }
 
