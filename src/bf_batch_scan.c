@@ -8,8 +8,9 @@
  * check has answered.  So where one of a sequential scan's conditions is
  *     filter @> column    or    column <@ filter
  * with a filter known before the scan (a constant, a parameter, the result
- * of an InitPlan), the planner pass (bf_batch_plan, run by the shared tier's
- * planner hook after standard_planner, not for a cursor's plan) puts a
+ * of an InitPlan), the planner pass (bf_batch_plan, run by the planner hook
+ * of src/plan/bfp_hook.c after standard_planner, not for a cursor's plan,
+ * with or without shared_preload_libraries) puts a
  * BloomBatch node above the scan and gives it the scan's conditions, all of
  * them in their order, and its projection: the scan below only reads the
  * columns they need.  The node reads BATCH_ROWS rows from the scan, copies

@@ -44,22 +44,30 @@ _PG_init(void)
 	bf_cache_init();
 	bf_batch_scan_init();
 	bfi_init();
-	bfp_init();
 
 	/*
 	 * The shared tier needs shared memory, GUCs and a launcher registered at
-	 * server start.  Loaded any other way, only the value tier is available
-	 * and the shared functions raise an error with a hint.
+	 * server start.  Loaded any other way, only the value tier and guard
+	 * indexes are available, and the shared functions raise an error with a
+	 * hint.
 	 */
 	if (process_shared_preload_libraries_in_progress)
-	{
 		bf_shared_init();
 
-		/*
-		 * Only now is every GUC of the library defined: reserving the prefix
-		 * earlier would drop a setting of a later one (planner_guards in
-		 * postgresql.conf, ALTER SYSTEM or -c) as a misspelled placeholder.
-		 */
+	/*
+	 * The planner hooks of the gates and BloomBatch last, so that their
+	 * planner_hook is the outermost (it must see every planning, to know a
+	 * cursor's).
+	 */
+	bfp_init();
+
+	/*
+	 * Only now is every GUC of the library defined: reserving the prefix
+	 * earlier would drop a setting of a later one (planner_guards in
+	 * postgresql.conf, ALTER SYSTEM or -c) as a misspelled placeholder.
+	 * Loaded after start, settings of the shared tier's GUCs (defined only at
+	 * start) stay placeholders.
+	 */
+	if (process_shared_preload_libraries_in_progress)
 		MarkGUCPrefixReserved("bloomfilter");
-	}
 }

@@ -27,7 +27,6 @@
 /* bfp_hook.c */
 extern bool bfp_planner_guards;	/* GUC bloomfilter.planner_guards */
 extern void bfp_init(void);		/* from _PG_init */
-extern bool bfp_planning_cursor(void);
 
 /* bfp_clause.c */
 extern bool bfp_cannot_fail(PlannerInfo *root, Node *node);

@@ -7,13 +7,17 @@
  * the cheapest are chosen and Gather paths are made.  bfp_gate_paths wraps
  * the relation's paths there.
  *
- * planner_hook is used only to know what the planner plans: a cursor's plan
- * gets no gate.  WHERE CURRENT OF finds a cursor's row in the scan of its
+ * planner_hook is used to know what the planner plans: a cursor's plan gets
+ * no gate.  WHERE CURRENT OF finds a cursor's row in the scan of its
  * table (execCurrent.c), which it does not look for inside a custom scan
  * without a relation of its own; DECLARE and PL/pgSQL plan cursors with
  * CURSOR_OPT_FAST_PLAN or a scroll option.  Planning that did not pass
  * through the hook (the library was loaded by the planner itself, when it
- * opened a guard index) is treated as a cursor's: that one plan has no gate.
+ * opened a guard index) is treated as a cursor's: that one plan has no gate,
+ * and is marked transient, so that a cached copy is made again (with gates)
+ * in the next transaction.
+ * After standard_planner, the hook runs BloomBatch's pass (bf_batch_scan.c)
+ * over a plan that is not a cursor's.
  *
  * Neither hook needs shared_preload_libraries: the library is loaded when a
  * guard index is first opened (its handler is a function of the library),
@@ -27,6 +31,7 @@
 #include "optimizer/planner.h"
 #include "utils/guc.h"
 
+#include "bf_batch_scan.h"
 #include "bf_plan.h"
 
 bool		bfp_planner_guards = true;
@@ -38,19 +43,28 @@ static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 static int	planning_depth = 0;
 static bool planning_cursor = false;
 
-/* May the plan being made have gates? */
-bool
-bfp_planning_cursor(void)
-{
-	return planning_depth == 0 || planning_cursor;
-}
-
 static bool
 is_cursor_plan(int cursorOptions)
 {
 	return (cursorOptions & (CURSOR_OPT_BINARY | CURSOR_OPT_SCROLL |
 							 CURSOR_OPT_NO_SCROLL | CURSOR_OPT_INSENSITIVE |
 							 CURSOR_OPT_HOLD | CURSOR_OPT_FAST_PLAN)) != 0;
+}
+
+/* Checks of large filters in sequential scans, batched (bf_batch_scan.c). */
+static void
+batch_checks(PlannedStmt *stmt)
+{
+	int			next_id;
+	ListCell   *lc;
+
+	next_id = bf_batch_max_node_id(stmt->planTree);
+	foreach(lc, stmt->subplans)
+		next_id = Max(next_id, bf_batch_max_node_id(lfirst(lc)));
+	next_id++;
+	stmt->planTree = bf_batch_plan(stmt->planTree, &next_id);
+	foreach(lc, stmt->subplans)
+		lfirst(lc) = bf_batch_plan(lfirst(lc), &next_id);
 }
 
 static PlannedStmt *
@@ -77,6 +91,8 @@ bfp_planner(Query *parse, const char *query_string, int cursorOptions,
 		planning_cursor = save_cursor;
 	}
 	PG_END_TRY();
+	if (bf_batch_checks && !is_cursor_plan(cursorOptions))
+		batch_checks(stmt);
 	return stmt;
 }
 
@@ -86,7 +102,22 @@ bfp_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 {
 	if (prev_set_rel_pathlist_hook)
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
-	if (bfp_planner_guards && !bfp_planning_cursor())
+	if (!bfp_planner_guards)
+		return;
+
+	/*
+	 * Loaded by this very planning (planner_hook did not see it start): no
+	 * gate, and a plan that is made again in the next transaction (as for
+	 * an index too new for the plan's snapshots), so that a cached plan
+	 * gets its gates.
+	 */
+	if (planning_depth == 0)
+	{
+		if (bfp_rel_has_guard(rel))
+			root->glob->transientPlan = true;
+		return;
+	}
+	if (!planning_cursor)
 		bfp_gate_paths(root, rel, rti, rte);
 }
 

@@ -436,22 +436,6 @@ is_cursor_plan(int cursorOptions)
 							 CURSOR_OPT_HOLD | CURSOR_OPT_FAST_PLAN)) != 0;
 }
 
-/* Checks of large filters in sequential scans, batched (bf_batch_scan.c). */
-static void
-batch_checks(PlannedStmt *stmt)
-{
-	int			next_id;
-	ListCell   *lc;
-
-	next_id = bf_batch_max_node_id(stmt->planTree);
-	foreach(lc, stmt->subplans)
-		next_id = Max(next_id, bf_batch_max_node_id(lfirst(lc)));
-	next_id++;
-	stmt->planTree = bf_batch_plan(stmt->planTree, &next_id);
-	foreach(lc, stmt->subplans)
-		lfirst(lc) = bf_batch_plan(lfirst(lc), &next_id);
-}
-
 static PlannedStmt *
 bf_planner(Query *parse, const char *query_string, int cursorOptions,
 		   ParamListInfo boundParams)
@@ -470,8 +454,6 @@ bf_planner(Query *parse, const char *query_string, int cursorOptions,
 		/* a subplan may be run below a Gather, by workers */
 		replace_gates_in(stmt->subplans, stmt->rtable, stmt->parallelModeNeeded);
 	}
-	if (bf_batch_checks)
-		batch_checks(stmt);
 	return stmt;
 }
 

@@ -15,6 +15,10 @@
 #     primary inserts.
 #  5. After an immediate shutdown (crash) and restart, the first gated
 #     lookup already answers "no" (nothing is rebuilt).
+#  6. Without any preloading: the plan during which the planner itself loads
+#     the library (opening a guard) has no gate; a cached generic plan made
+#     then is made again, with its gate, in a later transaction; BloomBatch
+#     is planned too.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -167,5 +171,40 @@ like($plan, $skipped, 'after a crash: the first gated lookup answers "no"');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM generate_series(100000, 101999) g
 	WHERE EXISTS (SELECT 1 FROM acct WHERE k = g)}), '2000',
 	'after a crash: every committed key is found');
+
+# ---------------------------------------------------------------------
+# 6. No preloading at all
+# ---------------------------------------------------------------------
+my $plain = PostgreSQL::Test::Cluster->new('plain');
+$plain->init;
+$plain->start;
+$plain->safe_psql('postgres', q{
+CREATE EXTENSION bloomfilter;
+CREATE TABLE p (k int4, pad text);
+INSERT INTO p SELECT g, 'x' FROM generate_series(1, 100000) g;
+CREATE INDEX p_g ON p USING bloomguard (k);
+CREATE TABLE f (bf bloomfilter);
+INSERT INTO f SELECT bloom_agg(g, 2000000, 0.01) FROM generate_series(1, 1000) g;
+ANALYZE;
+});
+my $out = $plain->safe_psql('postgres', q{
+SET plan_cache_mode = force_generic_plan;
+PREPARE q(int) AS SELECT count(*) FROM p WHERE k = $1;
+EXPLAIN (COSTS OFF) EXECUTE q(-1);
+SELECT '--';
+SELECT txid_current();
+SELECT '--';
+EXPLAIN (COSTS OFF) EXECUTE q(-1);
+SELECT '--';
+EXPLAIN (COSTS OFF) SELECT count(*) FROM p WHERE k = -1;
+SELECT '--';
+EXPLAIN (COSTS OFF) SELECT count(*) FROM p WHERE (SELECT bf FROM f) @> k;
+});
+my @part = split /\n--\n/, $out;
+unlike($part[0], qr/BloomGuard/, 'no preloading: the plan that loaded the library has no gate');
+like($part[2], qr/BloomGuard/, 'no preloading: the cached plan is made again, with its gate, in a later transaction');
+like($part[3], qr/BloomGuard/, 'no preloading: later plans of the session have gates');
+like($part[4], qr/BloomBatch/, 'no preloading: BloomBatch is planned');
+$plain->stop;
 
 done_testing();
