@@ -8,12 +8,14 @@
 # (A, B, C, A, B, C, ...):
 #   1. checks: N keys (90% absent) in one statement each, in the server:
 #      bloom_guard_contains('g', key) against bloom_shared_contains and an
-#      EXISTS probe of the B-tree (a nested loop over an index-only scan),
-#      less the bare loop (the same statement without the check): ns per
-#      check and ratios; the false-positive rate each answered.  Then one
-#      prepared lookup per transaction, pgbench -n -M prepared -c 1 -T S:
-#      TPS of the guard, the shared guard and the B-tree's EXISTS (pgbench
-#      and its backend pinned to CPU 0 with taskset).
+#      EXISTS probe of the B-tree (a nested loop over an index-only scan,
+#      planner gates off) and the same EXISTS with the planner's gate on g
+#      (BloomGuard above the index-only scan), less the bare loop (the same
+#      statement without the check): ns per check and ratios; the
+#      false-positive rate each answered.  Then one prepared lookup per
+#      transaction, pgbench -n -M prepared -c 1 -T S: TPS of the guard, the
+#      shared guard, the B-tree's EXISTS and the gated EXISTS (pgbench and
+#      its backend pinned to CPU 0 with taskset).
 #   2. inserts: N/5 new keys (in an order scattered over the B-tree) into
 #      copies of t holding no index, only the B-tree, the B-tree and a guard,
 #      only a guard, the B-tree and a shared guard (its trigger), each after
@@ -119,9 +121,10 @@ CREATE TABLE runs (part text, variant text, round int, ms float8, n bigint, wal 
 -- one statement timed in the server; q returns a count.  The join methods
 -- other than a nested loop are off so that EXISTS is an index probe per key
 -- (it would otherwise be a hash semi join over a scan of t).
-CREATE FUNCTION bench_count(q text, OUT ms float8, OUT n bigint) LANGUAGE plpgsql AS \$\$
+CREATE FUNCTION bench_count(q text, gates bool, OUT ms float8, OUT n bigint) LANGUAGE plpgsql AS \$\$
 DECLARE t0 timestamptz;
 BEGIN
+	PERFORM set_config('bloomfilter.planner_guards', gates::text, true);
 	PERFORM set_config('enable_hashjoin', 'off', true);
 	PERFORM set_config('enable_mergejoin', 'off', true);
 	PERFORM set_config('enable_seqscan', 'off', true);
@@ -188,15 +191,17 @@ declare -A CHECK=(
 	[guard]="SELECT count(*) FROM generate_series(1, $M) i WHERE bloom_guard_contains('g', $KEY)"
 	[shared]="SELECT count(*) FROM generate_series(1, $M) i WHERE bloom_shared_contains('public.t.k', $KEY)"
 	[btree]="SELECT count(*) FROM generate_series(1, $M) i WHERE EXISTS (SELECT 1 FROM t WHERE k = $KEY)"
+	[gate]="SELECT count(*) FROM generate_series(1, $M) i WHERE EXISTS (SELECT 1 FROM t WHERE k = $KEY)"
 )
-btree_plan=$(bf_psql -qAt -d bench -c "SET enable_hashjoin = off" -c "SET enable_mergejoin = off" \
+btree_plan=$(bf_psql -qAt -d bench -c "SET bloomfilter.planner_guards = off" \
+	-c "SET enable_hashjoin = off" -c "SET enable_mergejoin = off" \
 	-c "SET enable_seqscan = off" -c "EXPLAIN (COSTS OFF) ${CHECK[btree]}" |
 	grep -v ':' | sed 's/^ *//; s/^-> *//' | paste -sd ';' | sed 's/;/; /g')
 bf_say "1. checks: $M keys (90% absent) per statement, $ROUNDS rounds (+1 warm-up); B-tree plan: $btree_plan"
 for ((r = 0; r <= ROUNDS; r++)); do
 	line="    round $r:"
-	for v in bare guard shared btree; do
-		res=$(q "SELECT ms || ' ' || n FROM bench_count(\$q\$${CHECK[$v]}\$q\$)")
+	for v in bare guard shared btree gate; do
+		res=$(q "SELECT ms || ' ' || n FROM bench_count(\$q\$${CHECK[$v]}\$q\$, $([[ $v == gate ]] && echo true || echo false))")
 		((r > 0)) && q "INSERT INTO runs VALUES ('check', '$v', $r, ${res% *}, ${res#* })"
 		line+=" $v ${res% *} ms (${res#* } maybe)"
 	done
@@ -220,6 +225,7 @@ PGB
 lookup "SELECT bloom_guard_contains('g', 'user' || :n);" >"$W/guard.sql"
 lookup "SELECT bloom_shared_contains('public.t.k', 'user' || :n);" >"$W/shared.sql"
 lookup "SELECT EXISTS (SELECT 1 FROM t WHERE k = 'user' || :n);" >"$W/btree.sql"
+cp "$W/btree.sql" "$W/gate.sql"
 # One client and its backend ping-pong: on different CPUs each wait ends in
 # an idle CPU's wake-up, and runs land in modes 2-5x apart depending on where
 # the scheduler put them.  So pgbench and the backends the postmaster forks
@@ -232,11 +238,14 @@ if command -v taskset >/dev/null 2>&1 && ALL_CPUS=$(taskset -p -c "$POSTMASTER" 
 else
 	bf_warn "taskset failed: pgbench and its backend are not pinned (the TPS will be noisier)"
 fi
-bf_say "1b. ${pin[*]:+${pin[*]} }pgbench -n -M prepared -c 1 -T $SECS, $ROUNDS rounds: guard, shared guard, B-tree EXISTS"
+bf_say "1b. ${pin[*]:+${pin[*]} }pgbench -n -M prepared -c 1 -T $SECS, $ROUNDS rounds: guard, shared guard, B-tree EXISTS, the same EXISTS gated"
 for ((r = 1; r <= ROUNDS; r++)); do
 	line="    round $r:"
-	for v in guard shared btree; do
-		out=$("${pin[@]}" "$PG_BINDIR/pgbench" -n -M prepared -c 1 -T "$SECS" -f "$W/$v.sql" bench 2>&1) || {
+	for v in guard shared btree gate; do
+		gates=off
+		[[ $v == gate ]] && gates=on
+		out=$(PGOPTIONS="-c bloomfilter.planner_guards=$gates" \
+			"${pin[@]}" "$PG_BINDIR/pgbench" -n -M prepared -c 1 -T "$SECS" -f "$W/$v.sql" bench 2>&1) || {
 			echo "$out"
 			bf_err "pgbench failed"
 			exit 1
@@ -328,17 +337,19 @@ UNION ALL
 SELECT format('| %s | %s (%s–%s) | %s | %s | %s%% | %s |',
 	CASE variant WHEN 'guard' THEN 'bloom_guard_contains (index g)'
 				 WHEN 'shared' THEN 'bloom_shared_contains (1.1 shared guard)'
-				 ELSE 'EXISTS, B-tree probe' END,
+				 WHEN 'gate' THEN 'EXISTS, gated: BloomGuard, then the B-tree on "maybe"'
+				 ELSE 'EXISTS, B-tree probe (gates off)' END,
 	round(ns::numeric), round(lo::numeric), round(hi::numeric), round(ms::numeric, 1), n,
 	round(100.0 * (n - $present) / ($M - $present), 3),
 	CASE variant WHEN 'guard' THEN round(100 * (SELECT estimated_fpr FROM info)::numeric, 3) || '%'
 				 WHEN 'shared' THEN round(100 * (SELECT estimated_fpr FROM sh)::numeric, 3) || '%'
 				 ELSE '(exact)' END)
-  FROM (SELECT * FROM s ORDER BY array_position(ARRAY['guard', 'shared', 'btree'], variant)) s
+  FROM (SELECT * FROM s ORDER BY array_position(ARRAY['guard', 'shared', 'btree', 'gate'], variant)) s
 UNION ALL SELECT ''
-UNION ALL SELECT format('ratios of the medians: guard index / B-tree probe %sx; guard index / shared guard %sx',
+UNION ALL SELECT format('ratios of the medians: guard index / B-tree probe %sx; guard index / shared guard %sx; gated EXISTS / B-tree EXISTS %sx',
 	round(((SELECT ns FROM s WHERE variant = 'guard') / (SELECT ns FROM s WHERE variant = 'btree'))::numeric, 2),
-	round(((SELECT ns FROM s WHERE variant = 'guard') / (SELECT ns FROM s WHERE variant = 'shared'))::numeric, 2));
+	round(((SELECT ns FROM s WHERE variant = 'guard') / (SELECT ns FROM s WHERE variant = 'shared'))::numeric, 2),
+	round(((SELECT ns FROM s WHERE variant = 'gate') / (SELECT ns FROM s WHERE variant = 'btree'))::numeric, 2));
 SQL
 echo
 echo "1b. One prepared lookup per transaction (${pin[*]:+${pin[*]} }pgbench -n -M prepared -c 1 -T $SECS${pin[*]:+, its backend on the same CPU}; 90% absent keys), $ROUNDS rounds"
@@ -352,10 +363,11 @@ UNION ALL
 SELECT format('| %s | %s (%s–%s) | %s |',
 	CASE variant WHEN 'guard' THEN 'SELECT bloom_guard_contains(''g'', key)'
 				 WHEN 'shared' THEN 'SELECT bloom_shared_contains(''public.t.k'', key)'
-				 ELSE 'SELECT EXISTS (SELECT 1 FROM t WHERE k = key)' END,
+				 WHEN 'gate' THEN 'SELECT EXISTS (SELECT 1 FROM t WHERE k = key), gated'
+				 ELSE 'SELECT EXISTS (SELECT 1 FROM t WHERE k = key), gates off' END,
 	round(m::numeric), round(lo::numeric), round(hi::numeric),
 	round((m / (SELECT m FROM s WHERE variant = 'btree'))::numeric, 2))
-  FROM (SELECT * FROM s ORDER BY array_position(ARRAY['guard', 'shared', 'btree'], variant)) s;
+  FROM (SELECT * FROM s ORDER BY array_position(ARRAY['guard', 'shared', 'btree', 'gate'], variant)) s;
 SQL
 echo
 echo "2. Inserts of $NINS new keys into a copy of t ($ROWS rows at the first round, $NINS more each round), each after a CHECKPOINT; mean of $ROUNDS rounds"
