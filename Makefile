@@ -50,13 +50,15 @@ INDEX_OBJS = \
 	src/index/bfi_probe.o \
 	src/index/bfi_sql.o
 
-# the planner's gates on guard indexes (src/plan/)
+# the planner tier (src/plan/): gates on guard indexes, BloomBatch
 PLAN_OBJS = \
 	src/plan/bfp_hook.o \
 	src/plan/bfp_clause.o \
 	src/plan/bfp_path.o \
 	src/plan/bfp_narrow.o \
-	src/plan/bfp_scan.o
+	src/plan/bfp_scan.o \
+	src/plan/bfp_batch_path.o \
+	src/plan/bfp_batch_scan.o
 
 OBJS = \
 	src/bloomfilter.o \
@@ -73,7 +75,6 @@ OBJS = \
 	src/bf_agg_auto.o \
 	src/bf_agg_state.o \
 	src/bf_cuckoo.o \
-	src/bf_batch_scan.o \
 	$(INDEX_OBJS) \
 	$(PLAN_OBJS) \
 	$(SHARED_OBJS) \

@@ -14,7 +14,7 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
-#include "bf_batch_scan.h"
+#include "bf_prefetch.h"
 #include "bf_cache.h"
 #include "bf_expanded.h"
 #include "bf_keys.h"

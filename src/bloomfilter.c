@@ -12,7 +12,6 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
-#include "bf_batch_scan.h"
 #include "bf_cache.h"
 
 PG_MODULE_MAGIC;
@@ -42,7 +41,6 @@ _PG_init(void)
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 	bf_cache_init();
-	bf_batch_scan_init();
 	bfi_init();
 
 	/*

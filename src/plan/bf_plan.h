@@ -7,11 +7,14 @@
  *
  * Files: bfp_hook.c (the planner hooks and the GUC), bfp_clause.c (which
  * clauses a gate can answer for), bfp_path.c (the gate paths and their
- * plans), bfp_scan.c (the executor node).  See src/README.md, "Planner
+ * plans), bfp_narrow.c (IN lists narrowed), bfp_scan.c (the executor node);
+ * bfp_batch_path.c and bfp_batch_scan.c (BloomBatch: a sequential scan's
+ * checks of a large filter, batched).  See src/README.md, "Planner
  * gates".
  *
- * This folder calls the guard index (src/index/) and the value tier's key
- * rules (bf_keyconv.h, bf_keys.h); nothing below it calls it.
+ * This folder calls the guard index (src/index/) and the value tier
+ * (bf_keyconv.h, bf_keys.h, bf_catalog.h, bf_prefetch.h); nothing below it
+ * calls it.
  */
 #ifndef BF_PLAN_H
 #define BF_PLAN_H
@@ -21,11 +24,13 @@
 #include "nodes/pathnodes.h"
 #include "nodes/plannodes.h"
 
-/* The custom scan's name, in EXPLAIN. */
+/* The custom scans' names, in EXPLAIN. */
 #define BFP_NODE_NAME		"BloomGuard"
+#define BFP_BATCH_NODE_NAME	"BloomBatch"
 
 /* bfp_hook.c */
 extern bool bfp_planner_guards;	/* GUC bloomfilter.planner_guards */
+extern bool bfp_batch_checks;	/* GUC bloomfilter.batch_checks */
 extern void bfp_init(void);		/* from _PG_init */
 
 /* bfp_clause.c */
@@ -70,6 +75,28 @@ typedef struct BfpNarrowGate
 
 extern bool bfp_narrow_child(PlannerInfo *root, RelOptInfo *rel, Plan *child,
 							 const BfpNarrowGate *gates, int ngates);
+
+/* bfp_batch_path.c: BloomBatch, sequential scans' checks of large filters */
+extern void bfp_batch_paths(PlannerInfo *root, RelOptInfo *rel, Index rti,
+							RangeTblEntry *rte);
+extern bool bfp_call_parts(Node *expr, Oid *funcid, List **args,
+						   Oid *collation);
+
+/* A BloomBatch node's check: the condition it batches, in its plan */
+typedef struct BfpBatchCheck
+{
+	int			qualno;			/* its position among the node's conditions */
+	int			filter_argno;	/* the call's argument holding the filter */
+	int			key_argno;		/* and the key */
+	bool		literal;		/* the key is a bloom_literal */
+	AttrNumber	keyresno;		/* the key's column in the scan tuple */
+} BfpBatchCheck;
+
+/* bfp_batch_scan.c */
+extern Plan *bfp_make_batch_scan(List *tlist, List *qual,
+								 const BfpBatchCheck *check, List *scan_tlist,
+								 Plan *scan, Bitmapset *relids);
+extern void bfp_batch_scan_init(void);	/* from bfp_init */
 
 /* bfp_scan.c */
 extern Plan *bfp_make_scan(List *tlist, List *keys, List *priv, Plan *child,

@@ -4,11 +4,13 @@
  *
  * set_rel_pathlist_hook is where a custom path provider adds its paths
  * (allpaths.c): after the core has made a base relation's paths and before
- * the cheapest are chosen and Gather paths are made.  bfp_gate_paths wraps
- * the relation's paths there.
+ * the cheapest are chosen and Gather paths are made.  There
+ * bfp_batch_paths wraps a relation's sequential scans that check a large
+ * filter in BloomBatch paths, and then bfp_gate_paths wraps the relation's
+ * paths (those among them) in gates.
  *
  * planner_hook is used to know what the planner plans: a cursor's plan gets
- * no gate.  WHERE CURRENT OF finds a cursor's row in the scan of its
+ * neither gate nor BloomBatch.  WHERE CURRENT OF finds a cursor's row in the scan of its
  * table (execCurrent.c), which it does not look for inside a custom scan
  * without a relation of its own; DECLARE and PL/pgSQL plan cursors with
  * CURSOR_OPT_FAST_PLAN or a scroll option.  Planning that did not pass
@@ -16,8 +18,6 @@
  * opened a guard index) is treated as a cursor's: that one plan has no gate,
  * and is marked transient, so that a cached copy is made again (with gates)
  * in the next transaction.
- * After standard_planner, the hook runs BloomBatch's pass (bf_batch_scan.c)
- * over a plan that is not a cursor's.
  *
  * Neither hook needs shared_preload_libraries: the library is loaded when a
  * guard index is first opened (its handler is a function of the library),
@@ -31,10 +31,10 @@
 #include "optimizer/planner.h"
 #include "utils/guc.h"
 
-#include "bf_batch_scan.h"
 #include "bf_plan.h"
 
 bool		bfp_planner_guards = true;
+bool		bfp_batch_checks = true;
 
 static planner_hook_type prev_planner_hook = NULL;
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
@@ -49,22 +49,6 @@ is_cursor_plan(int cursorOptions)
 	return (cursorOptions & (CURSOR_OPT_BINARY | CURSOR_OPT_SCROLL |
 							 CURSOR_OPT_NO_SCROLL | CURSOR_OPT_INSENSITIVE |
 							 CURSOR_OPT_HOLD | CURSOR_OPT_FAST_PLAN)) != 0;
-}
-
-/* Checks of large filters in sequential scans, batched (bf_batch_scan.c). */
-static void
-batch_checks(PlannedStmt *stmt)
-{
-	int			next_id;
-	ListCell   *lc;
-
-	next_id = bf_batch_max_node_id(stmt->planTree);
-	foreach(lc, stmt->subplans)
-		next_id = Max(next_id, bf_batch_max_node_id(lfirst(lc)));
-	next_id++;
-	stmt->planTree = bf_batch_plan(stmt->planTree, &next_id);
-	foreach(lc, stmt->subplans)
-		lfirst(lc) = bf_batch_plan(lfirst(lc), &next_id);
 }
 
 static PlannedStmt *
@@ -91,8 +75,6 @@ bfp_planner(Query *parse, const char *query_string, int cursorOptions,
 		planning_cursor = save_cursor;
 	}
 	PG_END_TRY();
-	if (bf_batch_checks && !is_cursor_plan(cursorOptions))
-		batch_checks(stmt);
 	return stmt;
 }
 
@@ -102,7 +84,7 @@ bfp_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 {
 	if (prev_set_rel_pathlist_hook)
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
-	if (!bfp_planner_guards)
+	if (!bfp_planner_guards && !bfp_batch_checks)
 		return;
 
 	/*
@@ -113,11 +95,14 @@ bfp_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	 */
 	if (planning_depth == 0)
 	{
-		if (bfp_rel_has_guard(rel))
+		if (bfp_planner_guards && bfp_rel_has_guard(rel))
 			root->glob->transientPlan = true;
 		return;
 	}
-	if (!planning_cursor)
+	if (planning_cursor)
+		return;
+	bfp_batch_paths(root, rel, rti, rte);
+	if (bfp_planner_guards)
 		bfp_gate_paths(root, rel, rti, rte);
 }
 
@@ -131,7 +116,15 @@ bfp_init(void)
 							 true,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("bloomfilter.batch_checks",
+							 "Checks of a large filter in a sequential scan prefetch a batch of rows at a time.",
+							 "Applies to plans made afterwards; the answers are the same either way.",
+							 &bfp_batch_checks,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
 	bfp_scan_init();
+	bfp_batch_scan_init();
 	prev_planner_hook = planner_hook;
 	planner_hook = bfp_planner;
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;

@@ -43,7 +43,6 @@
 #include "parser/parsetree.h"
 #include "utils/ruleutils.h"
 
-#include "bf_batch_scan.h"
 #include "bf_plan.h"
 #include "bf_shared.h"
 

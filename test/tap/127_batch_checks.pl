@@ -15,6 +15,9 @@
 # 3. No false negative: every key added is found through the node.
 # 4. An UPDATE through the node that waits for a row another session
 #    updates, then rechecks it (EvalPlanQual), ends as it does without it.
+# 5. Planned as a path: a gate on a guard index wraps it (and skips it, not
+#    initialized, on "no"), a correlated filter is batched, the node
+#    projects and its scan outputs only the columns read.
 # Also: EXPLAIN ANALYZE's Rows Batched and Keys Prefetched where batching
 # goes on and where it stops; no node for a whole-row reference.
 use strict;
@@ -359,6 +362,42 @@ for my $batch ('on', 'off')
 is($epq{on}, $epq{off}, 'EvalPlanQual: the same rows with the node as without');
 unlike($epq{on}, qr/^20\|/m, 'EvalPlanQual: the key moved away is not updated');
 like($epq{on}, qr/^40\|key-2$/m, 'EvalPlanQual: the row kept is updated');
+
+# A path like the gates': a gate on a guard index wraps the BloomBatch path
+# (BloomGuard, then BloomBatch over the scan), a correlated filter (a
+# PARAM_EXEC set for each rescan) is batched, and the answers are the same
+# with either or both off.
+$node->safe_psql('postgres', q{
+CREATE TABLE gcand AS SELECT * FROM cand;
+CREATE INDEX gcand_note ON gcand USING bloomguard (note);
+ANALYZE gcand;
+});
+for my $note ('note 40', 'absent')
+{
+	my $q = "SELECT count(*), sum(id) FROM gcand WHERE note = '$note' AND $big @> k";
+	like(rows("EXPLAIN (COSTS OFF) $q", 'on'),
+		qr/Custom Scan \(BloomGuard\)\n(.*\n)*\s+->  Custom Scan \(BloomBatch\)\n\s+Filter: [^\n]*\@>[^\n]*\n\s+->  Seq Scan on gcand/,
+		"a gate over BloomBatch: $note");
+	my $on = rows($q, 'on');
+	is($on, rows($q, 'off'), "same rows, gate over BloomBatch: $note");
+	is($on, rows("SET bloomfilter.planner_guards = off; $q", 'off'),
+		"same rows, neither gate nor BloomBatch: $note");
+}
+my $skipped = rows(q{EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) }
+	. "SELECT count(*) FROM gcand WHERE note = 'absent' AND $big @> k", 'on');
+like($skipped, qr/Scans Skipped: 1$/m, 'the gate answers "no"');
+unlike($skipped, qr/BloomBatch|Seq Scan on gcand/,
+	'the gate skips the BloomBatch node and its scan, not initialized');
+like($skipped, qr/Seq Scan on filters \(never executed\)/,
+	"the filter's InitPlan is not run");
+like(rows(q{EXPLAIN (COSTS OFF) SELECT p.part, (SELECT count(*) FROM cand c WHERE p.bf @> c.k) FROM parts p}, 'on'),
+	qr/SubPlan 1\n(.*\n)*\s+->  Custom Scan \(BloomBatch\)\n\s+Filter: \(p\.bf \@> \(k\)::bloom_literal\)\n\s+->  Seq Scan on cand c/,
+	'planned: a correlated filter (a parameter of each rescan)');
+like(rows(q{EXPLAIN (VERBOSE, COSTS OFF) }
+	. "SELECT id * 2, upper(k) FROM cand WHERE $big @> k", 'on'),
+	qr/Custom Scan \(BloomBatch\)\n\s+Output: \(cand\.id \* 2\), upper\(cand\.k\)\n(.*\n)*\s+->  Seq Scan on public\.cand\n\s+Output: cand\.id, cand\.k$/,
+	'the node projects; its scan outputs only the columns read');
+
 
 $node->stop;
 done_testing();

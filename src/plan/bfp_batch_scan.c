@@ -1,22 +1,15 @@
 /*
- * bf_batch_scan.c
- *		BloomBatch: a sequential scan's check of a large filter, with the
- *		filter's lines of a batch of rows loaded before their checks.
+ * bfp_batch_scan.c
+ *		The BloomBatch executor node: a sequential scan's check of a large
+ *		filter, with the filter's lines of a batch of rows loaded before
+ *		their checks.
  *
- * A check of a filter larger than the CPU's caches is one cache miss, and in
- * a scan nothing overlaps it: the next row's key is not known until the
- * check has answered.  So where one of a sequential scan's conditions is
- *     filter @> column    or    column <@ filter
- * with a filter known before the scan (a constant, a parameter, the result
- * of an InitPlan), the planner pass (bf_batch_plan, run by the planner hook
- * of src/plan/bfp_hook.c after standard_planner, not for a cursor's plan,
- * with or without shared_preload_libraries) puts a
- * BloomBatch node above the scan and gives it the scan's conditions, all of
- * them in their order, and its projection: the scan below only reads the
- * columns they need.  The node reads BATCH_ROWS rows from the scan, copies
- * them, prefetches the filter line each key's check will read
- * (bf_contains_prefetch: the filter's cached copy, hashes as the check
- * computes them), and then takes the rows one by one through the
+ * The node (planned by bfp_batch_path.c) has the scan as its child, and the
+ * scan's conditions, all of them in their order, and its projection; the
+ * scan below only reads the columns they need.  The node reads BATCH_ROWS
+ * rows from the scan, copies them, prefetches the filter line each key's
+ * check will read (bf_contains_prefetch: the filter's cached copy, hashes as
+ * the check computes them), and then takes the rows one by one through the
  * conditions, the unchanged check among them, and the projection: the
  * answers are the checks' own, and the lines they read have arrived
  * meanwhile.
@@ -31,8 +24,7 @@
  * not prefetchable, after scans too short to pay for the copies, for a
  * backward scan and in an EvalPlanQual recheck, rows pass through one at a
  * time without a copy; and for pauses while batches find nothing to
- * prefetch (IDLE_BATCHES).  A query that reads the whole row plans no node:
- * the scan would form it for every row read ahead.
+ * prefetch (IDLE_BATCHES).
  */
 #include "postgres.h"
 
@@ -50,15 +42,11 @@
 #include "optimizer/optimizer.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
-#include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 
-#include "bf_batch_scan.h"
-#include "bf_catalog.h"
-#include "bf_keys.h"
-
-bool		bf_batch_checks = true;
+#include "bf_plan.h"
+#include "bf_prefetch.h"
 
 /* Rows read ahead: their lines in flight at once, and a level 1 cache's. */
 #define BATCH_ROWS				32
@@ -136,403 +124,46 @@ static const CustomExecMethods batch_exec_methods = {
 };
 
 void
-bf_batch_scan_init(void)
+bfp_batch_scan_init(void)
 {
-	DefineCustomBoolVariable("bloomfilter.batch_checks",
-							 "Checks of a large filter in a sequential scan prefetch a batch of rows at a time.",
-							 "Applies to plans made afterwards, with the library preloaded; the answers are the same either way.",
-							 &bf_batch_checks,
-							 true,
-							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
 	RegisterCustomScanMethods(&batch_scan_methods);
 }
 
-/* ---------------------------------------------------------------------
- * The planner pass
- * ---------------------------------------------------------------------
- */
-
-/* A filter argument known before the scan: a constant or a parameter. */
-static bool
-filter_known(Node *node)
-{
-	if (IsA(node, Const))
-		return !((Const *) node)->constisnull;
-	return IsA(node, Param) &&
-		(((Param *) node)->paramkind == PARAM_EXTERN ||
-		 ((Param *) node)->paramkind == PARAM_EXEC);
-}
-
-/* The column a check's key argument reads: a Var, possibly relabeled. */
-static Var *
-key_column(Node *arg, Index scanrelid)
-{
-	Var		   *var;
-
-	if (IsA(arg, RelabelType))
-		arg = (Node *) ((RelabelType *) arg)->arg;
-	if (!IsA(arg, Var))
-		return NULL;
-	var = (Var *) arg;
-	if (var->varno != scanrelid || var->varlevelsup != 0 || var->varattno <= 0)
-		return NULL;
-	return var;
-}
-
 /*
- * Is funcid one of this extension's checks of one key, bloom_contains or
- * bloom_contained (operators @> and <@)?  If so, the arguments holding the
- * filter and the key, and whether the key is a bloom_literal.
+ * The node over scan: its conditions qual (check->qualno of them the check
+ * it batches) and output tlist read the scan's output scan_tlist, which
+ * setrefs.c makes them read as the node's scan tuple.  The scan is left
+ * reading only.  check->qualno -1: no check to batch, the scan keeps its
+ * conditions and output (scan_tlist), and rows pass through.  No backward scan (cursors' plans get no node): a portal
+ * that says neither SCROLL nor NO SCROLL, as PL/pgSQL's FOR loop over a
+ * query, then stays forward-only, and batched.
  */
-static bool
-check_function(Oid funcid, int *filter_argno, int *key_argno, bool *literal)
+Plan *
+bfp_make_batch_scan(List *tlist, List *qual, const BfpBatchCheck *check,
+					List *scan_tlist, Plan *scan, Bitmapset *relids)
 {
-	BfCheckFn	fn = bf_check_fn(funcid);
+	CustomScan *cscan = makeNode(CustomScan);
 
-	switch (fn)
-	{
-		case BF_CHECK_FN_CONTAINS:
-		case BF_CHECK_FN_CONTAINS_LITERAL:
-			*filter_argno = 0;
-			*key_argno = 1;
-			break;
-		case BF_CHECK_FN_CONTAINED:
-		case BF_CHECK_FN_CONTAINED_LITERAL:
-			*filter_argno = 1;
-			*key_argno = 0;
-			break;
-		default:
-			return false;
-	}
-	*literal = fn == BF_CHECK_FN_CONTAINS_LITERAL ||
-		fn == BF_CHECK_FN_CONTAINED_LITERAL;
-	return true;
-}
-
-/* A call's function, arguments and input collation; false if not a call. */
-static bool
-call_parts(Node *expr, Oid *funcid, List **args, Oid *collation)
-{
-	if (IsA(expr, OpExpr))
-	{
-		*funcid = ((OpExpr *) expr)->opfuncid;
-		*args = ((OpExpr *) expr)->args;
-		*collation = ((OpExpr *) expr)->inputcollid;
-		return true;
-	}
-	if (IsA(expr, FuncExpr))
-	{
-		*funcid = ((FuncExpr *) expr)->funcid;
-		*args = ((FuncExpr *) expr)->args;
-		*collation = ((FuncExpr *) expr)->inputcollid;
-		return true;
-	}
-	return false;
-}
-
-/*
- * Is the condition a check of a known filter against a column of the scanned
- * table?  If so, the column, the positions of the filter and the key, and
- * whether the key is a bloom_literal.
- */
-static bool
-is_batch_check(Node *qual, Index scanrelid, Var **key, int *filter_argno,
-			   int *key_argno, bool *literal)
-{
-	Oid			funcid;
-	List	   *args;
-	Oid			collation;
-
-	if (!call_parts(qual, &funcid, &args, &collation) ||
-		list_length(args) != 2 ||
-		!check_function(funcid, filter_argno, key_argno, literal) ||
-		!filter_known(list_nth(args, *filter_argno)))
-		return false;
-	/* a key the check refuses: its error is the check's to raise, or not */
-	if (!bf_key_type_usable(exprType(list_nth(args, *key_argno)), collation))
-		return false;
-	*key = key_column(list_nth(args, *key_argno), scanrelid);
-	return *key != NULL;
-}
-
-/* The resno of a Var in a targetlist of Vars, or 0. */
-static AttrNumber
-tlist_var_resno(List *tlist, Var *var)
-{
-	ListCell   *lc;
-
-	foreach(lc, tlist)
-	{
-		TargetEntry *tle = lfirst(lc);
-		Var		   *v = (Var *) tle->expr;
-
-		if (IsA(v, Var) && v->varno == var->varno && v->varattno == var->varattno)
-			return tle->resno;
-	}
-	return 0;
-}
-
-/* Is every entry of the targetlist a column of the scanned table? */
-static bool
-tlist_only_vars(List *tlist, Index scanrelid)
-{
-	ListCell   *lc;
-
-	foreach(lc, tlist)
-	{
-		Var		   *v = (Var *) ((TargetEntry *) lfirst(lc))->expr;
-
-		if (!IsA(v, Var) || v->varno != scanrelid || v->varlevelsup != 0 ||
-			v->varattno == InvalidAttrNumber)
-			return false;
-	}
-	return true;
-}
-
-/*
- * Add the columns node reads to the child's targetlist (as resjunk entries),
- * those not there yet; false if it reads a Var of another relation, or the
- * whole row (the child would form it, its values stored out of line read,
- * for every row it reads ahead).
- */
-static bool
-add_columns(List **tlist, Node *node, Index scanrelid)
-{
-	List	   *vars = pull_var_clause(node, PVC_RECURSE_AGGREGATES |
-									   PVC_RECURSE_WINDOWFUNCS |
-									   PVC_RECURSE_PLACEHOLDERS);
-	ListCell   *lc;
-
-	foreach(lc, vars)
-	{
-		Var		   *var = lfirst(lc);
-
-		if (var->varno != scanrelid || var->varlevelsup != 0 ||
-			var->varattno == InvalidAttrNumber)
-			return false;
-		if (tlist_var_resno(*tlist, var) == 0)
-			*tlist = lappend(*tlist,
-							 makeTargetEntry((Expr *) copyObject(var),
-											 list_length(*tlist) + 1, NULL, true));
-	}
-	return true;
-}
-
-/* Var(scanrelid) -> Var(INDEX_VAR) at its place in the child's targetlist */
-static Node *
-read_from_child(Node *node, List *child_tlist)
-{
-	if (node == NULL)
-		return NULL;
-	if (IsA(node, Var))
-	{
-		Var		   *var = (Var *) copyObject(node);
-
-		var->varattno = tlist_var_resno(child_tlist, var);
-		Assert(var->varattno > 0);
-		var->varno = INDEX_VAR;
-		return (Node *) var;
-	}
-	return expression_tree_mutator(node, read_from_child, (void *) child_tlist);
-}
-
-/*
- * A BloomBatch node for the scan, the scan (modified) its child; or the
- * scan unchanged.  The node takes the scan's conditions, all of them in
- * their order, and its projection: the scan below only reads the columns
- * they need, so that reading ahead runs no code of the query for rows the
- * node has not reached.
- */
-static Plan *
-make_batch_scan(SeqScan *seqscan, int *next_id)
-{
-	Plan	   *scan = (Plan *) seqscan;
-	Index		scanrelid = seqscan->scan.scanrelid;
-	Var		   *key = NULL;
-	int			filter_argno = 0;
-	int			key_argno = 0;
-	bool		literal = false;
-	Node	   *check = NULL;
-	int			checkidx = 0;
-	List	   *child_tlist;
-	List	   *tlist = NIL;
-	AttrNumber	keyresno;
-	CustomScan *cscan;
-	ListCell   *lc;
-
-	foreach(lc, scan->qual)
-	{
-		if (is_batch_check(lfirst(lc), scanrelid, &key, &filter_argno,
-						   &key_argno, &literal))
-		{
-			check = lfirst(lc);
-			break;
-		}
-		checkidx++;
-	}
-	if (check == NULL)
-		return scan;
-
-	/*
-	 * The child's output: the scan's own when it is only columns (a
-	 * physical targetlist then spares the child a projection), else the
-	 * columns its expressions read; then those the conditions read.
-	 */
-	if (tlist_only_vars(scan->targetlist, scanrelid))
-		child_tlist = list_copy_deep(scan->targetlist);
-	else
-	{
-		child_tlist = NIL;
-		if (!add_columns(&child_tlist, (Node *) scan->targetlist, scanrelid))
-			return scan;
-	}
-	if (!add_columns(&child_tlist, (Node *) scan->qual, scanrelid))
-		return scan;
-	keyresno = tlist_var_resno(child_tlist, key);
-	Assert(keyresno > 0);
-
-	/* the node's output and conditions, reading the child's output */
-	foreach(lc, scan->targetlist)
-	{
-		TargetEntry *tle = flatCopyTargetEntry(lfirst(lc));
-
-		tle->expr = (Expr *) read_from_child((Node *) tle->expr, child_tlist);
-		tlist = lappend(tlist, tle);
-	}
-
-	cscan = makeNode(CustomScan);
-	/* cost, width, parallel safety and parameters as the scan's */
-	memcpy(&cscan->scan.plan, scan, sizeof(Plan));
-	cscan->scan.plan.type = T_CustomScan;
-	cscan->scan.plan.plan_node_id = (*next_id)++;
-	cscan->scan.plan.parallel_aware = false;
 	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = (List *) read_from_child((Node *) scan->qual,
-													 child_tlist);
-	cscan->scan.plan.lefttree = NULL;
-	cscan->scan.plan.righttree = NULL;
-	cscan->scan.plan.extParam = bms_copy(scan->extParam);
-	cscan->scan.plan.allParam = bms_copy(scan->allParam);
+	cscan->scan.plan.qual = qual;
 	cscan->scan.scanrelid = 0;
-
-	/*
-	 * No backward scan (cursors' plans get no node): a portal that says
-	 * neither SCROLL nor NO SCROLL, as PL/pgSQL's FOR loop over a query,
-	 * then stays forward-only, and batched.
-	 */
-	cscan->flags = 0;
+	cscan->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	cscan->custom_plans = list_make1(scan);
 	cscan->custom_exprs = NIL;
-	cscan->custom_private = list_make5(makeInteger(checkidx),
-									   makeInteger(filter_argno),
-									   makeInteger(key_argno),
-									   makeInteger(literal ? 1 : 0),
-									   makeInteger(keyresno));
-	cscan->custom_scan_tlist = child_tlist;
-	cscan->custom_relids = bms_make_singleton(scanrelid);
+	cscan->custom_private = list_make5(makeInteger(check->qualno),
+									   makeInteger(check->filter_argno),
+									   makeInteger(check->key_argno),
+									   makeInteger(check->literal ? 1 : 0),
+									   makeInteger(check->keyresno));
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_relids = bms_copy(relids);
 	cscan->methods = &batch_scan_methods;
-
-	/* the scan's InitPlans (its filter's, often) are the node's now */
-	foreach(lc, scan->initPlan)
+	if (check->qualno >= 0)
 	{
-		SubPlan    *initplan = lfirst(lc);
-		ListCell   *p;
-
-		foreach(p, initplan->setParam)
-			if (bms_is_member(lfirst_int(p), scan->allParam))
-				scan->extParam = bms_add_member(scan->extParam, lfirst_int(p));
+		scan->qual = NIL;
+		scan->targetlist = copyObject(scan_tlist);
 	}
-	scan->initPlan = NIL;
-	scan->qual = NIL;
-	scan->targetlist = list_copy_deep(child_tlist);
 	return (Plan *) cscan;
-}
-
-static void
-batch_plan_list(List *plans, int *next_id)
-{
-	ListCell   *lc;
-
-	foreach(lc, plans)
-		lfirst(lc) = bf_batch_plan(lfirst(lc), next_id);
-}
-
-Plan *
-bf_batch_plan(Plan *plan, int *next_id)
-{
-	if (plan == NULL)
-		return NULL;
-	switch (nodeTag(plan))
-	{
-		case T_SeqScan:
-			return make_batch_scan((SeqScan *) plan, next_id);
-		case T_CustomScan:
-			/* the gates' children are read by the gates: left as they are */
-			return plan;
-		case T_Append:
-			batch_plan_list(((Append *) plan)->appendplans, next_id);
-			break;
-		case T_MergeAppend:
-			batch_plan_list(((MergeAppend *) plan)->mergeplans, next_id);
-			break;
-		case T_SubqueryScan:
-			((SubqueryScan *) plan)->subplan =
-				bf_batch_plan(((SubqueryScan *) plan)->subplan, next_id);
-			break;
-		default:
-			break;
-	}
-	plan->lefttree = bf_batch_plan(plan->lefttree, next_id);
-	plan->righttree = bf_batch_plan(plan->righttree, next_id);
-	return plan;
-}
-
-static int
-max_id_list(List *plans)
-{
-	int			id = -1;
-	ListCell   *lc;
-
-	foreach(lc, plans)
-		id = Max(id, bf_batch_max_node_id(lfirst(lc)));
-	return id;
-}
-
-int
-bf_batch_max_node_id(Plan *plan)
-{
-	int			id;
-
-	if (plan == NULL)
-		return -1;
-	id = plan->plan_node_id;
-	id = Max(id, bf_batch_max_node_id(plan->lefttree));
-	id = Max(id, bf_batch_max_node_id(plan->righttree));
-	switch (nodeTag(plan))
-	{
-		case T_Append:
-			id = Max(id, max_id_list(((Append *) plan)->appendplans));
-			break;
-		case T_MergeAppend:
-			id = Max(id, max_id_list(((MergeAppend *) plan)->mergeplans));
-			break;
-		case T_SubqueryScan:
-			id = Max(id, bf_batch_max_node_id(((SubqueryScan *) plan)->subplan));
-			break;
-		case T_CustomScan:
-			id = Max(id, max_id_list(((CustomScan *) plan)->custom_plans));
-			break;
-		case T_BitmapAnd:
-			id = Max(id, max_id_list(((BitmapAnd *) plan)->bitmapplans));
-			break;
-		case T_BitmapOr:
-			id = Max(id, max_id_list(((BitmapOr *) plan)->bitmapplans));
-			break;
-		default:
-			break;
-	}
-	return id;
 }
 
 /* ---------------------------------------------------------------------
@@ -562,7 +193,12 @@ batch_begin(CustomScanState *node, EState *estate, int eflags)
 	Oid			funcid;
 	List	   *args;
 	Oid			collation;
-	bool		fixed;
+
+	child = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
+	node->custom_ps = list_make1(child);
+	b->natts = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor->natts;
+	if (intVal(linitial(cscan->custom_private)) < 0)
+		return;					/* nothing to batch: rows pass through */
 
 	check = list_nth(cscan->scan.plan.qual, intVal(linitial(cscan->custom_private)));
 	b->filter_argno = intVal(lsecond(cscan->custom_private));
@@ -570,24 +206,7 @@ batch_begin(CustomScanState *node, EState *estate, int eflags)
 	b->literal = intVal(lfourth(cscan->custom_private)) != 0;
 	b->keyatt = (AttrNumber) intVal(list_nth(cscan->custom_private, 4));
 
-	child = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
-	node->custom_ps = list_make1(child);
-
-	/*
-	 * The scan tuple is the child's slot when rows pass through, a virtual
-	 * one when they come from a batch: ExecInitCustomScan assumed a virtual
-	 * slot only, so compile the conditions and the projection again.
-	 */
-	ps->scanops = ExecGetResultSlotOps(child, &fixed);
-	ps->scanopsfixed = fixed && ps->scanops == &TTSOpsVirtual;
-	ps->scanopsset = true;
-	ps->subPlan = NIL;			/* those of the first compilation */
-	ps->qual = ExecInitQual(cscan->scan.plan.qual, ps);
-	ExecConditionalAssignProjectionInfo(ps,
-										node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
-										INDEX_VAR);
-
-	if (!call_parts(check, &funcid, &args, &collation))
+	if (!bfp_call_parts(check, &funcid, &args, &collation))
 		elog(ERROR, "BloomBatch condition %d is not a call",
 			 intVal(linitial(cscan->custom_private)));
 	b->filter = ExecInitExpr(list_nth(args, b->filter_argno), ps);
@@ -607,7 +226,6 @@ batch_begin(CustomScanState *node, EState *estate, int eflags)
 	b->batching = (eflags & (EXEC_FLAG_BACKWARD | EXEC_FLAG_EXPLAIN_ONLY)) == 0 &&
 		estate->es_epq_active == NULL;
 	b->next_pause = PAUSE_MIN_ROWS;
-	b->natts = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor->natts;
 	Assert(b->keyatt >= 1 && b->keyatt <= b->natts);
 	b->keylen = TupleDescAttr(node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
 							  b->keyatt - 1)->attlen;
@@ -630,6 +248,23 @@ batch_row(BatchScanState *b, int i)
 	ExecClearTuple(slot);
 	memcpy(slot->tts_values, b->values + i * b->natts, sizeof(Datum) * b->natts);
 	memcpy(slot->tts_isnull, b->isnull + i * b->natts, sizeof(bool) * b->natts);
+	return ExecStoreVirtualTuple(slot);
+}
+
+/*
+ * A row passing through: the child's values in the scan slot, as a virtual
+ * tuple that points into the child's (valid until the child is read again),
+ * the scan tuple the node's expressions were compiled for.
+ */
+static TupleTableSlot *
+pass_row(BatchScanState *b, TupleTableSlot *child_slot)
+{
+	TupleTableSlot *slot = b->css.ss.ss_ScanTupleSlot;
+
+	slot_getallattrs(child_slot);
+	ExecClearTuple(slot);
+	memcpy(slot->tts_values, child_slot->tts_values, sizeof(Datum) * b->natts);
+	memcpy(slot->tts_isnull, child_slot->tts_isnull, sizeof(bool) * b->natts);
 	return ExecStoreVirtualTuple(slot);
 }
 
@@ -774,7 +409,7 @@ batch_next(BatchScanState *b)
 		/* after a pause's last row, batches try again */
 		if (b->pause_rows > 0 && --b->pause_rows == 0)
 			b->batching = true;
-		return slot;
+		return pass_row(b, slot);
 	}
 	if (!read_batch(b))
 		return NULL;

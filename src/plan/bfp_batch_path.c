@@ -1,0 +1,386 @@
+/*
+ * bfp_batch_path.c
+ *		BloomBatch paths: a sequential scan that checks a large filter,
+ *		wrapped in a path whose node batches the checks.
+ *
+ * A check of a filter larger than the CPU's caches is one cache miss, and in
+ * a scan nothing overlaps it: the next row's key is not known until the
+ * check has answered.  So where one of a sequential scan's conditions is
+ *     filter @> column    or    column <@ filter
+ * with a filter known before the scan (a constant, a parameter, the result
+ * of an InitPlan, or an outer relation's column that a nested loop passes
+ * in), each such sequential scan path of the relation becomes a CustomPath
+ * with the scan as its only child, costed as the scan (the answers are the
+ * same; the node only overlaps their misses).  Its plan, a CustomScan
+ * "BloomBatch" (bfp_batch_scan.c), takes the scan's conditions, all of them
+ * in their order, and its projection: the scan below only reads the columns
+ * they need, so reading ahead runs no code of the query.
+ *
+ * The paths are wrapped where they are, as the gates' are (bfp_path.c), and
+ * before them: a gate then wraps the BloomBatch path.  No node for a
+ * cursor's plan (bfp_hook.c: WHERE CURRENT OF does not look inside a custom
+ * scan, and the child would be rows ahead), for a relation whose output or
+ * conditions need the whole row (the scan would form it for every row read
+ * ahead), and where a condition is pseudo-constant (the scan's plan would
+ * be a gating Result, not a scan).
+ */
+#include "postgres.h"
+
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+
+#include "bf_catalog.h"
+#include "bf_keys.h"
+#include "bf_plan.h"
+
+static Plan *plan_batch(PlannerInfo *root, RelOptInfo *rel,
+						CustomPath *best_path, List *tlist, List *clauses,
+						List *custom_plans);
+
+static const CustomPathMethods batch_path_methods = {
+	.CustomName = BFP_BATCH_NODE_NAME,
+	.PlanCustomPath = plan_batch,
+};
+
+/*
+ * A call's function, arguments and input collation; false if the
+ * expression is not a call.
+ */
+bool
+bfp_call_parts(Node *expr, Oid *funcid, List **args, Oid *collation)
+{
+	if (IsA(expr, OpExpr))
+	{
+		*funcid = ((OpExpr *) expr)->opfuncid;
+		*args = ((OpExpr *) expr)->args;
+		*collation = ((OpExpr *) expr)->inputcollid;
+		return true;
+	}
+	if (IsA(expr, FuncExpr))
+	{
+		*funcid = ((FuncExpr *) expr)->funcid;
+		*args = ((FuncExpr *) expr)->args;
+		*collation = ((FuncExpr *) expr)->inputcollid;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A filter argument known before the scan: a constant, a parameter, or
+ * (outer not NULL: a path's clause) a column of a relation in outer, which
+ * the nested loop above passes in as a parameter.
+ */
+static bool
+filter_known(Node *node, Relids outer)
+{
+	if (IsA(node, Const))
+		return !((Const *) node)->constisnull;
+	if (IsA(node, Param))
+		return ((Param *) node)->paramkind == PARAM_EXTERN ||
+			((Param *) node)->paramkind == PARAM_EXEC;
+	return IsA(node, Var) && ((Var *) node)->varlevelsup == 0 &&
+		bms_is_member(((Var *) node)->varno, outer);
+}
+
+/* The column a check's key argument reads: a Var, possibly relabeled. */
+static Var *
+key_column(Node *arg, Index rti)
+{
+	Var		   *var;
+
+	if (IsA(arg, RelabelType))
+		arg = (Node *) ((RelabelType *) arg)->arg;
+	if (!IsA(arg, Var))
+		return NULL;
+	var = (Var *) arg;
+	if (var->varno != rti || var->varlevelsup != 0 || var->varattno <= 0)
+		return NULL;
+	return var;
+}
+
+/*
+ * Is the condition a check of one key, bloom_contains or bloom_contained
+ * (operators @> and <@, their anyelement or bloom_literal forms), of a
+ * known filter against a column of the relation?  If so, the key's column
+ * and the check's shape.
+ */
+static bool
+is_batch_check(Node *clause, Index rti, Relids outer, Var **key,
+			   BfpBatchCheck *check)
+{
+	Oid			funcid;
+	List	   *args;
+	Oid			collation;
+	BfCheckFn	fn;
+
+	if (!bfp_call_parts(clause, &funcid, &args, &collation) ||
+		list_length(args) != 2)
+		return false;
+	fn = bf_check_fn(funcid);
+	switch (fn)
+	{
+		case BF_CHECK_FN_CONTAINS:
+		case BF_CHECK_FN_CONTAINS_LITERAL:
+			check->filter_argno = 0;
+			check->key_argno = 1;
+			break;
+		case BF_CHECK_FN_CONTAINED:
+		case BF_CHECK_FN_CONTAINED_LITERAL:
+			check->filter_argno = 1;
+			check->key_argno = 0;
+			break;
+		default:
+			return false;
+	}
+	check->literal = fn == BF_CHECK_FN_CONTAINS_LITERAL ||
+		fn == BF_CHECK_FN_CONTAINED_LITERAL;
+	if (!filter_known(list_nth(args, check->filter_argno), outer))
+		return false;
+	/* a key the check refuses: its error is the check's to raise, or not */
+	if (!bf_key_type_usable(exprType(list_nth(args, check->key_argno)),
+							collation))
+		return false;
+	*key = key_column(list_nth(args, check->key_argno), rti);
+	return *key != NULL;
+}
+
+/* Does the expression read the whole row, or a column of another level? */
+static bool
+reads_whole_row(Node *node, Index rti)
+{
+	List	   *vars = pull_var_clause(node, PVC_RECURSE_AGGREGATES |
+									   PVC_RECURSE_WINDOWFUNCS |
+									   PVC_RECURSE_PLACEHOLDERS);
+	ListCell   *lc;
+
+	foreach(lc, vars)
+	{
+		Var		   *var = lfirst(lc);
+
+		if (var->varno == rti && var->varattno == InvalidAttrNumber)
+			return true;
+	}
+	return false;
+}
+
+/* Does the expression read a column of a relation other than rti? */
+static bool
+reads_other_rel(Node *node, Index rti)
+{
+	List	   *vars = pull_var_clause(node, PVC_RECURSE_AGGREGATES |
+									   PVC_RECURSE_WINDOWFUNCS |
+									   PVC_RECURSE_PLACEHOLDERS);
+	ListCell   *lc;
+
+	foreach(lc, vars)
+	{
+		if (((Var *) lfirst(lc))->varno != rti)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * May this path be batched: a plain sequential scan, one of whose clauses
+ * (the relation's and, for a parameterized path, the join clauses it
+ * enforces) is a batch check, none pseudo-constant, no whole row read?
+ */
+static bool
+path_batchable(RelOptInfo *rel, Path *path)
+{
+	List	   *clauses = rel->baserestrictinfo;
+	Relids		outer = PATH_REQ_OUTER(path);
+	bool		found = false;
+	ListCell   *lc;
+
+	if (path->pathtype != T_SeqScan || !IsA(path, Path))
+		return false;
+	if (path->param_info)
+		clauses = list_concat_copy(clauses, path->param_info->ppi_clauses);
+	if (reads_whole_row((Node *) path->pathtarget->exprs, rel->relid) ||
+		reads_other_rel((Node *) path->pathtarget->exprs, rel->relid))
+		return false;
+	foreach(lc, clauses)
+	{
+		RestrictInfo *rinfo = lfirst(lc);
+		Var		   *key;
+		BfpBatchCheck check;
+
+		if (rinfo->pseudoconstant ||
+			reads_whole_row((Node *) rinfo->clause, rel->relid))
+			return false;
+		if (!found)
+			found = is_batch_check((Node *) rinfo->clause, rel->relid, outer,
+								   &key, &check);
+	}
+	return found;
+}
+
+static Path *
+batch_path(RelOptInfo *rel, Path *sub)
+{
+	CustomPath *cp = makeNode(CustomPath);
+
+	cp->path.pathtype = T_CustomScan;
+	cp->path.parent = rel;
+	cp->path.pathtarget = sub->pathtarget;
+	cp->path.param_info = sub->param_info;
+	cp->path.parallel_aware = false;
+	cp->path.parallel_safe = sub->parallel_safe;
+	cp->path.parallel_workers = sub->parallel_workers;
+	cp->path.rows = sub->rows;
+#if PG_VERSION_NUM >= 180000
+	cp->path.disabled_nodes = sub->disabled_nodes;
+#endif
+	cp->path.startup_cost = sub->startup_cost;
+	cp->path.total_cost = sub->total_cost;
+	cp->path.pathkeys = sub->pathkeys;
+	cp->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	cp->custom_paths = list_make1(sub);
+	cp->methods = &batch_path_methods;
+	return (Path *) cp;
+}
+
+static void
+wrap_paths(List *paths, RelOptInfo *rel)
+{
+	ListCell   *lc;
+
+	foreach(lc, paths)
+	{
+		if (path_batchable(rel, lfirst(lc)))
+			lfirst(lc) = batch_path(rel, lfirst(lc));
+	}
+}
+
+void
+bfp_batch_paths(PlannerInfo *root, RelOptInfo *rel, Index rti,
+				RangeTblEntry *rte)
+{
+	if (!bfp_batch_checks || rte->rtekind != RTE_RELATION ||
+		rte->tablesample != NULL ||
+		(rel->reloptkind != RELOPT_BASEREL &&
+		 rel->reloptkind != RELOPT_OTHER_MEMBER_REL) ||
+		rel->baserestrictinfo == NIL || IS_DUMMY_REL(rel))
+		return;
+	wrap_paths(rel->pathlist, rel);
+	wrap_paths(rel->partial_pathlist, rel);
+}
+
+/* The resno of a Var in a targetlist, or 0. */
+static AttrNumber
+tlist_var_resno(List *tlist, Var *var)
+{
+	ListCell   *lc;
+
+	foreach(lc, tlist)
+	{
+		TargetEntry *tle = lfirst(lc);
+		Var		   *v = (Var *) tle->expr;
+
+		if (IsA(v, Var) && v->varno == var->varno &&
+			v->varattno == var->varattno)
+			return tle->resno;
+	}
+	return 0;
+}
+
+/* Is every entry of the targetlist a column (not the whole row)? */
+static bool
+tlist_only_columns(List *tlist)
+{
+	ListCell   *lc;
+
+	foreach(lc, tlist)
+	{
+		Var		   *v = (Var *) ((TargetEntry *) lfirst(lc))->expr;
+
+		if (!IsA(v, Var) || v->varattno == InvalidAttrNumber)
+			return false;
+	}
+	return true;
+}
+
+/* Add the columns the expression reads that the targetlist lacks. */
+static List *
+add_columns(List *tlist, Node *node)
+{
+	List	   *vars = pull_var_clause(node, PVC_RECURSE_AGGREGATES |
+									   PVC_RECURSE_WINDOWFUNCS |
+									   PVC_RECURSE_PLACEHOLDERS);
+	ListCell   *lc;
+
+	foreach(lc, vars)
+	{
+		Var		   *var = lfirst(lc);
+
+		if (tlist_var_resno(tlist, var) == 0)
+			tlist = lappend(tlist,
+							makeTargetEntry((Expr *) copyObject(var),
+											list_length(tlist) + 1, NULL,
+											false));
+	}
+	return tlist;
+}
+
+/*
+ * The plan: the scan's plan (its conditions already in their order, outer
+ * columns replaced by the nested loop's parameters) as the child, reading
+ * only; the node takes its conditions and outputs tlist (the node projects:
+ * tlist is NIL when the caller puts its own there).  The child's output,
+ * the node's scan tuple: tlist itself when it is only columns (a physical
+ * targetlist spares the scan a projection), else the columns of the path's
+ * target, which any projection asked of the node reads; then those the
+ * conditions read.  setrefs.c makes the node's expressions read the scan
+ * tuple.
+ */
+static Plan *
+plan_batch(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+		   List *tlist, List *clauses, List *custom_plans)
+{
+	Plan	   *scan = linitial(custom_plans);
+	List	   *scan_tlist;
+	BfpBatchCheck check = {0};
+	Var		   *key = NULL;
+	ListCell   *lc;
+
+	if (IsA(scan, SeqScan))
+	{
+		foreach(lc, scan->qual)
+		{
+			if (is_batch_check(lfirst(lc), rel->relid, NULL, &key, &check))
+				break;
+			check.qualno++;
+		}
+	}
+
+	/*
+	 * Not the scan the path was made for (another extension's hook added a
+	 * pseudo-constant clause after ours ran, and the scan's plan is a gating
+	 * Result): the child keeps its conditions and output, which the node's
+	 * is (the path's target, a superset of any projection asked of the
+	 * node), and rows pass through.
+	 */
+	if (key == NULL)
+	{
+		check.qualno = -1;
+		return bfp_make_batch_scan(copyObject(scan->targetlist), NIL, &check,
+								   copyObject(scan->targetlist), scan,
+								   rel->relids);
+	}
+
+	if (tlist != NIL && tlist_only_columns(tlist))
+		scan_tlist = list_copy_deep(tlist);
+	else
+		scan_tlist = add_columns(NIL, (Node *) best_path->path.pathtarget->exprs);
+	scan_tlist = add_columns(scan_tlist, (Node *) scan->qual);
+	check.keyresno = tlist_var_resno(scan_tlist, key);
+	Assert(check.keyresno > 0);
+
+	return bfp_make_batch_scan(tlist, scan->qual, &check, scan_tlist, scan,
+							   rel->relids);
+}
