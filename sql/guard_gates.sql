@@ -163,11 +163,30 @@ CREATE INDEX ON gi_c1 USING bloomguard (k);
 EXPLAIN (COSTS OFF) SELECT * FROM gi WHERE k = 3;
 SELECT * FROM gi WHERE k = 3;
 
+-- Join clauses: the inner side of a nested loop, given the outer row's key,
+-- is gated on each outer row (EXISTS made a semi join, NOT EXISTS an anti
+-- join); not for an expression of the outer column
+CREATE TABLE gj (name int4);
+INSERT INTO gj VALUES (10), (20), (31), (NULL), (10000);
+CREATE INDEX gg_k_probe ON gg (k);
+ANALYZE gj;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+EXPLAIN (COSTS OFF) SELECT name FROM gj WHERE EXISTS (SELECT 1 FROM gg WHERE gg.k = gj.name);
+SELECT name FROM gj WHERE EXISTS (SELECT 1 FROM gg WHERE gg.k = gj.name) ORDER BY 1;
+SELECT name FROM gj WHERE NOT EXISTS (SELECT 1 FROM gg WHERE gg.k = gj.name) ORDER BY 1;
+EXPLAIN (COSTS OFF) SELECT name FROM gj WHERE EXISTS (SELECT 1 FROM gg WHERE gg.k = gj.name + 1);
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+DROP INDEX gg_k_probe;
+
 -- Checks count as scans of the guard
 SELECT pg_stat_force_next_flush();
 SELECT idx_scan > 0 AS counted FROM pg_stat_user_indexes WHERE indexrelname = 'gg_k';
 
-DROP TABLE gg, gg_empty, gp, gi CASCADE;
+DROP TABLE gg, gg_empty, gp, gi, gj CASCADE;
 DROP FUNCTION gg_explain(text);
 RESET client_min_messages;
 RESET max_parallel_workers_per_gather;

@@ -39,7 +39,8 @@ extern bool bfp_operator_agrees(Oid opno, int colside, Oid coltype,
 								Oid colcoll, Oid valtype);
 extern Node *bfp_clause_key(PlannerInfo *root, Expr *clause, Index rti,
 							AttrNumber attnum, Oid coltype, Oid colcoll,
-							bool *any, Oid *collation, Oid *opno);
+							Relids outer, bool *any, Oid *collation,
+							Oid *opno);
 
 /* bfp_path.c */
 extern void bfp_gate_paths(PlannerInfo *root, RelOptInfo *rel, Index rti,

@@ -1,6 +1,7 @@
 /*
  * bfp_clause.c
- *		Which restriction clauses a gate can answer for, and with what key.
+ *		Which restriction and join clauses a gate can answer for, and with
+ *		what key.
  *
  * A scan's clause
  *     column = value          (pg_catalog's "=")
@@ -9,6 +10,8 @@
  *  - the value is known before the scan runs and cannot fail to evaluate
  *    (bfp_cannot_fail): a gate evaluates it even where the scan would never
  *    evaluate its condition (an empty table, LIMIT 0, an empty outer side);
+ *    or, in a join clause of a parameterized path, it is a column of an
+ *    outer relation, which the nested loop passes in for each rescan;
  *  - the operator compares as the filter's keys are hashed
  *    (bfp_operator_agrees, bf_key_gate_mode);
  *  - the comparison's collation is deterministic (or the type has none).
@@ -212,14 +215,32 @@ collation_agrees(Oid collation, Oid typid)
 }
 
 /*
+ * Is the value a column of a relation in outer, which the nested loop above
+ * a parameterized scan passes in (a PARAM_EXEC once planned), set before
+ * each rescan?  Reading it cannot fail.
+ */
+static bool
+is_outer_column(Node *node, Relids outer)
+{
+	while (node && IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	return node && IsA(node, Var) &&
+		((Var *) node)->varlevelsup == 0 &&
+		bms_is_member(((Var *) node)->varno, outer);
+}
+
+/*
  * The key of a clause a filter of column attnum of relation rti (type
  * coltype, collation colcoll) can answer for, or NULL; *any: the key is an
  * array of keys (column = ANY (array)); *collation and *opno: the
- * comparison's.
+ * comparison's.  outer: for a join clause that a parameterized path
+ * enforces, the relations it is parameterized by, whose columns may be the
+ * key of "column = key" (NULL for a restriction clause).
  */
 Node *
 bfp_clause_key(PlannerInfo *root, Expr *clause, Index rti, AttrNumber attnum,
-			   Oid coltype, Oid colcoll, bool *any, Oid *collation, Oid *opno)
+			   Oid coltype, Oid colcoll, Relids outer, bool *any,
+			   Oid *collation, Oid *opno)
 {
 	if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
 	{
@@ -230,7 +251,8 @@ bfp_clause_key(PlannerInfo *root, Expr *clause, Index rti, AttrNumber attnum,
 			Node	   *col = list_nth(op->args, side);
 			Node	   *val = list_nth(op->args, 1 - side);
 
-			if (is_column(col, rti, attnum) && bfp_cannot_fail(root, val) &&
+			if (is_column(col, rti, attnum) &&
+				(bfp_cannot_fail(root, val) || is_outer_column(val, outer)) &&
 				collation_agrees(op->inputcollid, exprType(val)) &&
 				bfp_operator_agrees(op->opno, side, coltype, colcoll, exprType(val)))
 			{

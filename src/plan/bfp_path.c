@@ -6,7 +6,10 @@
  * For a base relation (a table, a partition, an inheritance child) with a
  * guard index on a column that a restriction clause compares with a value
  * known before the scan (bfp_clause.c), every path, parameterized or not,
- * partial or not, becomes a CustomPath with that path as its only child and
+ * partial or not, is gated; so is a parameterized path (a nested loop's
+ * inner side) whose join clauses compare the column with an outer
+ * relation's column, the key the nested loop sets for each rescan.  Each
+ * gated path becomes a CustomPath with that path as its only child and
  * the clause's value as its key.  Its plan, a CustomScan "BloomGuard"
  * (bfp_scan.c), checks the guard once per (re)scan and runs the child only
  * when the guard answers "maybe".  When it answers "no" for every key, the
@@ -108,10 +111,14 @@ typedef struct Gates
 	Oid			amoid;
 } Gates;
 
-/* Add the gates one guard index can answer for. */
+/*
+ * Add the gates one guard index can answer for among the clauses
+ * (RestrictInfos): restriction clauses, or (outer not NULL) the join clauses
+ * a path parameterized by outer enforces.
+ */
 static void
-gates_of_index(PlannerInfo *root, RelOptInfo *rel, Index rti, Oid relid,
-			   IndexOptInfo *index, Gates *gates)
+gates_of_index(PlannerInfo *root, List *clauses, Relids outer, Index rti,
+			   Oid relid, IndexOptInfo *index, Gates *gates)
 {
 	AttrNumber	attnum = index->indexkeys[0];
 	Oid			coltype;
@@ -120,7 +127,7 @@ gates_of_index(PlannerInfo *root, RelOptInfo *rel, Index rti, Oid relid,
 	ListCell   *lc;
 
 	get_atttypetypmodcoll(relid, attnum, &coltype, &coltypmod, &colcoll);
-	foreach(lc, rel->baserestrictinfo)
+	foreach(lc, clauses)
 	{
 		RestrictInfo *rinfo = lfirst(lc);
 		bool		any;
@@ -132,7 +139,7 @@ gates_of_index(PlannerInfo *root, RelOptInfo *rel, Index rti, Oid relid,
 		if (rinfo->pseudoconstant)
 			continue;
 		key = bfp_clause_key(root, rinfo->clause, rti, attnum, coltype, colcoll,
-							 &any, &collation, &opno);
+							 outer, &any, &collation, &opno);
 		if (key == NULL)
 			continue;
 		valtype = any ? get_element_type(exprType(key)) : exprType(key);
@@ -199,16 +206,61 @@ is_gate_path(Path *path)
 		((CustomPath *) path)->methods == &gate_path_methods;
 }
 
-/* Every path of the list, wrapped (in the list's order, which stays). */
+/* The relation's gates, for every guard index. */
 static void
-wrap_paths(List *paths, RelOptInfo *rel, const Gates *gates, bool partial)
+gates_of_rel(PlannerInfo *root, RelOptInfo *rel, List *clauses, Relids outer,
+			 Index rti, Oid relid, Gates *gates)
+{
+	ListCell   *lc;
+
+	foreach(lc, rel->indexlist)
+	{
+		if (is_guard(lfirst(lc)))
+			gates_of_index(root, clauses, outer, rti, relid, lfirst(lc), gates);
+	}
+}
+
+/*
+ * The gates of one path: the relation's, and for a parameterized path those
+ * of the join clauses it enforces ("column = outer column", its key set by
+ * the nested loop for each rescan).
+ */
+static Gates
+gates_of_path(PlannerInfo *root, RelOptInfo *rel, Path *path, Index rti,
+			  Oid relid, const Gates *base)
+{
+	Gates		gates = *base;
+
+	if (path->param_info == NULL || path->param_info->ppi_clauses == NIL)
+		return gates;
+	gates.keys = list_copy(base->keys);
+	gates.indexes = list_copy(base->indexes);
+	gates.hashtypes = list_copy(base->hashtypes);
+	gates.collations = list_copy(base->collations);
+	gates.any = list_copy(base->any);
+	gates.opnos = list_copy(base->opnos);
+	gates.attnums = list_copy(base->attnums);
+	gates_of_rel(root, rel, path->param_info->ppi_clauses, PATH_REQ_OUTER(path),
+				 rti, relid, &gates);
+	return gates;
+}
+
+/* Every path of the list with a gate, wrapped (the list's order stays). */
+static void
+wrap_paths(PlannerInfo *root, List *paths, RelOptInfo *rel, Index rti,
+		   Oid relid, const Gates *base, bool partial)
 {
 	ListCell   *lc;
 
 	foreach(lc, paths)
 	{
-		if (!is_gate_path(lfirst(lc)))
-			lfirst(lc) = gate_path(rel, lfirst(lc), gates, partial);
+		Gates		gates;
+
+		if (is_gate_path(lfirst(lc)))
+			continue;
+		gates = gates_of_path(root, rel, lfirst(lc), rti, relid, base);
+		if (gates.keys != NIL)
+			lfirst(lc) = gate_path(rel, lfirst(lc), &gates, partial);
 	}
 }
 
@@ -217,24 +269,19 @@ bfp_gate_paths(PlannerInfo *root, RelOptInfo *rel, Index rti,
 			   RangeTblEntry *rte)
 {
 	Gates		gates = {0};
-	ListCell   *lc;
 
 	if (rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_RELATION ||
 		rte->inh || rte->tablesample != NULL || IsBinaryUpgrade ||
 		(rel->reloptkind != RELOPT_BASEREL &&
 		 rel->reloptkind != RELOPT_OTHER_MEMBER_REL) ||
-		rel->baserestrictinfo == NIL || IS_DUMMY_REL(rel) ||
+		IS_DUMMY_REL(rel) ||
 		!bfp_rel_has_guard(rel) || has_row_security(rte->relid))
 		return;
-	foreach(lc, rel->indexlist)
-	{
-		if (is_guard(lfirst(lc)))
-			gates_of_index(root, rel, rti, rte->relid, lfirst(lc), &gates);
-	}
-	if (gates.keys == NIL)
-		return;
-	wrap_paths(rel->pathlist, rel, &gates, false);
-	wrap_paths(rel->partial_pathlist, rel, &gates, true);
+	gates_of_rel(root, rel, rel->baserestrictinfo, NULL, rti, rte->relid,
+				 &gates);
+	wrap_paths(root, rel->pathlist, rel, rti, rte->relid, &gates, false);
+	wrap_paths(root, rel->partial_pathlist, rel, rti, rte->relid, &gates,
+			   true);
 }
 
 /*

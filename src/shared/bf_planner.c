@@ -245,7 +245,7 @@ gate_for_clause(PlannerInfo *root, Expr *clause, Index rti, AttrNumber attnum,
 	Oid			collation;
 	Oid			opno;
 	Node	   *key = bfp_clause_key(root, clause, rti, attnum, coltype, colcoll,
-									 &any, &collation, &opno);
+									 NULL, &any, &collation, &opno);
 
 	return key ? make_gate(any, defid, member, key, collation) : NULL;
 }

@@ -19,6 +19,8 @@
 #     the library (opening a guard) has no gate; a cached generic plan made
 #     then is made again, with its gate, in a later transaction; BloomBatch
 #     is planned too.
+#  7. Join clauses: a nested loop's inner scan, parameterized by the outer
+#     row's key, gated on each rescan, with the same rows as without gates.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -159,6 +161,47 @@ $plan = $standby->safe_psql('postgres',
 	'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM acct WHERE k = 500500');
 like($plan, qr/Scans Skipped: 0.*actual rows=1/s, 'standby: a replayed key is found through its gate');
 $standby->stop;
+
+# ---------------------------------------------------------------------
+# 7. Join clauses: the inner side of a nested loop, parameterized by the
+#    outer row's key, is gated on each rescan (EXISTS and NOT EXISTS made
+#    semi and anti joins, an inner and a left join, under a Memoize too),
+#    and returns what it returns without gates, NULL keys included
+# ---------------------------------------------------------------------
+$node->safe_psql('postgres', q{
+CREATE TABLE probe (id int, k int8);
+INSERT INTO probe SELECT g, CASE WHEN g % 10 = 0 THEN g * 5 WHEN g % 97 = 0 THEN NULL ELSE g * 5 + 1 END
+FROM generate_series(1, 3000) g;
+INSERT INTO probe SELECT 3000 + g, 50 FROM generate_series(1, 20) g;
+ANALYZE probe;
+});
+my $nl = 'SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_material = off;';
+my %joins = (
+	'EXISTS' => 'SELECT count(*), sum(p.id) FROM probe p WHERE EXISTS (SELECT 1 FROM wide w WHERE w.k = p.k)',
+	'NOT EXISTS' => 'SELECT count(*), sum(p.id) FROM probe p WHERE NOT EXISTS (SELECT 1 FROM wide w WHERE w.k = p.k)',
+	'inner join' => 'SELECT count(*), sum(p.id), sum(w.id) FROM probe p JOIN wide w ON w.k = p.k',
+	'left join' => 'SELECT count(*), sum(p.id), sum(w.id) FROM probe p LEFT JOIN wide w ON w.k = p.k',
+	'IN (SELECT)' => 'SELECT count(*), sum(p.id) FROM probe p WHERE p.k IN (SELECT w.k FROM wide w)',
+	'int4 outer key' => 'SELECT count(*), sum(p.id) FROM probe p WHERE EXISTS (SELECT 1 FROM wide w WHERE w.k = p.id)',
+);
+foreach my $name (sort keys %joins)
+{
+	my $q = $joins{$name};
+	my $on = $node->safe_psql('postgres', "$nl $q");
+	is($on, $node->safe_psql('postgres', "$nl SET bloomfilter.planner_guards = off; $q"),
+		"join clause: same rows as without gates: $name");
+	isnt($on, '', "join clause: $name: rows");
+}
+$plan = $node->safe_psql('postgres', "$nl EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $joins{'NOT EXISTS'}");
+like($plan, qr/Nested Loop Anti Join(.*\n)*\s+->  Custom Scan \(BloomGuard\) \(actual rows=[0-9.]+ loops=3020\)\n\s+Guard: wide_g\n\s+Guard Keys: p\.k\n\s+Guard Checks: 3020\n\s+Scans Skipped: (\d+)/,
+	'join clause: the anti join\'s inner index scan is gated on each outer row');
+my ($skips) = $plan =~ /Scans Skipped: (\d+)/;
+ok(defined $skips && $skips >= 2600 && $skips <= 2730,
+	'join clause: the scans of absent keys (and NULL ones) are skipped (' . ($skips // 'none') . ')');
+$plan = $node->safe_psql('postgres', "SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_indexscan = off;
+	EXPLAIN (COSTS OFF) $joins{'inner join'}");
+like($plan, qr/Memoize\n(.*\n)*\s+->  Custom Scan \(BloomGuard\)\n\s+Guard: wide_g\n\s+Guard Keys: p\.k\n\s+->  Bitmap Heap Scan on wide w/,
+	'join clause: gated under a Memoize, over a bitmap scan');
 
 # ---------------------------------------------------------------------
 # 5. Crash and restart: no rebuild, "no" at once
