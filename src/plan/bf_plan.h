@@ -46,6 +46,8 @@ extern Node *bfp_clause_key(PlannerInfo *root, Expr *clause, Index rti,
 extern void bfp_gate_paths(PlannerInfo *root, RelOptInfo *rel, Index rti,
 						   RangeTblEntry *rte);
 extern bool bfp_rel_has_guard(RelOptInfo *rel);
+extern CustomPath *bfp_wrapper_path(RelOptInfo *rel, Path *sub, Cost extra,
+									const struct CustomPathMethods *methods);
 
 /*
  * A gated plan's custom_private: per gate (in custom_exprs' order) the

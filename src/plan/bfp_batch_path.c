@@ -148,9 +148,12 @@ is_batch_check(Node *clause, Index rti, Relids outer, Var **key,
 	return *key != NULL;
 }
 
-/* Does the expression read the whole row, or a column of another level? */
+/*
+ * The columns the expression reads: does it read the whole row of rti, or
+ * (other_rels) a column of another relation?
+ */
 static bool
-reads_whole_row(Node *node, Index rti)
+reads_whole_row(Node *node, Index rti, bool other_rels)
 {
 	List	   *vars = pull_var_clause(node, PVC_RECURSE_AGGREGATES |
 									   PVC_RECURSE_WINDOWFUNCS |
@@ -161,24 +164,7 @@ reads_whole_row(Node *node, Index rti)
 	{
 		Var		   *var = lfirst(lc);
 
-		if (var->varno == rti && var->varattno == InvalidAttrNumber)
-			return true;
-	}
-	return false;
-}
-
-/* Does the expression read a column of a relation other than rti? */
-static bool
-reads_other_rel(Node *node, Index rti)
-{
-	List	   *vars = pull_var_clause(node, PVC_RECURSE_AGGREGATES |
-									   PVC_RECURSE_WINDOWFUNCS |
-									   PVC_RECURSE_PLACEHOLDERS);
-	ListCell   *lc;
-
-	foreach(lc, vars)
-	{
-		if (((Var *) lfirst(lc))->varno != rti)
+		if (var->varno == rti ? var->varattno == InvalidAttrNumber : other_rels)
 			return true;
 	}
 	return false;
@@ -201,8 +187,7 @@ path_batchable(RelOptInfo *rel, Path *path)
 		return false;
 	if (path->param_info)
 		clauses = list_concat_copy(clauses, path->param_info->ppi_clauses);
-	if (reads_whole_row((Node *) path->pathtarget->exprs, rel->relid) ||
-		reads_other_rel((Node *) path->pathtarget->exprs, rel->relid))
+	if (reads_whole_row((Node *) path->pathtarget->exprs, rel->relid, true))
 		return false;
 	foreach(lc, clauses)
 	{
@@ -211,7 +196,7 @@ path_batchable(RelOptInfo *rel, Path *path)
 		BfpBatchCheck check;
 
 		if (rinfo->pseudoconstant ||
-			reads_whole_row((Node *) rinfo->clause, rel->relid))
+			reads_whole_row((Node *) rinfo->clause, rel->relid, false))
 			return false;
 		if (!found)
 			found = is_batch_check((Node *) rinfo->clause, rel->relid, outer,
@@ -223,25 +208,10 @@ path_batchable(RelOptInfo *rel, Path *path)
 static Path *
 batch_path(RelOptInfo *rel, Path *sub)
 {
-	CustomPath *cp = makeNode(CustomPath);
+	/* costed as the scan: the answers are the same, their misses overlap */
+	CustomPath *cp = bfp_wrapper_path(rel, sub, 0, &batch_path_methods);
 
-	cp->path.pathtype = T_CustomScan;
-	cp->path.parent = rel;
-	cp->path.pathtarget = sub->pathtarget;
-	cp->path.param_info = sub->param_info;
-	cp->path.parallel_aware = false;
-	cp->path.parallel_safe = sub->parallel_safe;
-	cp->path.parallel_workers = sub->parallel_workers;
-	cp->path.rows = sub->rows;
-#if PG_VERSION_NUM >= 180000
-	cp->path.disabled_nodes = sub->disabled_nodes;
-#endif
-	cp->path.startup_cost = sub->startup_cost;
-	cp->path.total_cost = sub->total_cost;
-	cp->path.pathkeys = sub->pathkeys;
 	cp->flags = CUSTOMPATH_SUPPORT_PROJECTION;
-	cp->custom_paths = list_make1(sub);
-	cp->methods = &batch_path_methods;
 	return (Path *) cp;
 }
 

@@ -164,13 +164,16 @@ gates_of_index(PlannerInfo *root, List *clauses, Relids outer, Index rti,
 	}
 }
 
-/* The gate path over one path of the relation. */
-static Path *
-gate_path(RelOptInfo *rel, Path *sub, const Gates *gates, bool partial)
+/*
+ * A CustomPath with sub as its only child, in its place: the same target,
+ * parameterization, rows, pathkeys and parallel safety (never parallel-aware
+ * itself), costing sub's plus extra.  Shared by the gates and BloomBatch.
+ */
+CustomPath *
+bfp_wrapper_path(RelOptInfo *rel, Path *sub, Cost extra,
+				 const CustomPathMethods *methods)
 {
 	CustomPath *cp = makeNode(CustomPath);
-	Cost		check = BFP_CHECK_COST * list_length(gates->keys);
-	List	   *priv = NIL;
 
 	cp->path.pathtype = T_CustomScan;
 	cp->path.parent = rel;
@@ -183,19 +186,31 @@ gate_path(RelOptInfo *rel, Path *sub, const Gates *gates, bool partial)
 #if PG_VERSION_NUM >= 180000
 	cp->path.disabled_nodes = sub->disabled_nodes;
 #endif
-	cp->path.startup_cost = sub->startup_cost + check;
-	cp->path.total_cost = sub->total_cost + check;
+	cp->path.startup_cost = sub->startup_cost + extra;
+	cp->path.total_cost = sub->total_cost + extra;
 	cp->path.pathkeys = sub->pathkeys;
+	cp->custom_paths = list_make1(sub);
+	cp->methods = methods;
+	return cp;
+}
+
+/* The gate path over one path of the relation. */
+static Path *
+gate_path(RelOptInfo *rel, Path *sub, const Gates *gates, bool partial)
+{
+	CustomPath *cp = bfp_wrapper_path(rel, sub,
+									  BFP_CHECK_COST * list_length(gates->keys),
+									  &gate_path_methods);
+	List	   *priv = NIL;
+
 	if (ExecSupportsMarkRestore(sub))
 		cp->flags |= CUSTOMPATH_SUPPORT_MARK_RESTORE;
-	cp->custom_paths = list_make1(sub);
 	priv = list_make5(gates->indexes, gates->hashtypes, gates->collations,
 					  gates->any,
 					  makeInteger(partial ? BFP_FLAG_PARALLEL_CHILD : 0));
 	cp->custom_private = list_make3(gates->keys, priv,
 									list_make3(gates->opnos, gates->attnums,
 											   list_make1_oid(gates->amoid)));
-	cp->methods = &gate_path_methods;
 	return (Path *) cp;
 }
 
