@@ -58,7 +58,8 @@ PLAN_OBJS = \
 	src/plan/bfp_narrow.o \
 	src/plan/bfp_scan.o \
 	src/plan/bfp_batch_path.o \
-	src/plan/bfp_batch_scan.o
+	src/plan/bfp_batch_scan.o \
+	src/plan/bfp_position.o
 
 OBJS = \
 	src/bloomfilter.o \

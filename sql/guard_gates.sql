@@ -103,16 +103,19 @@ DEALLOCATE r;
 -- a gate that answers "no" at the start raises nothing either
 SELECT * FROM gg_empty WHERE k = 5 LIMIT 0;
 
--- No gate: the setting off, a cursor's plan, TABLESAMPLE, row-level security
-SET bloomfilter.planner_guards = off;
-EXPLAIN (COSTS OFF) SELECT * FROM gg WHERE k = 7;
-RESET bloomfilter.planner_guards;
+-- A cursor's plan is gated, and WHERE CURRENT OF finds the row in the gate
 BEGIN;
+EXPLAIN (COSTS OFF) DECLARE c CURSOR FOR SELECT id, s FROM gg WHERE k = 8;
 DECLARE c CURSOR FOR SELECT id, s FROM gg WHERE k = 8;
 FETCH c;
 UPDATE gg SET s = s || '!' WHERE CURRENT OF c;
 SELECT s FROM gg WHERE id = 4;
 ROLLBACK;
+
+-- No gate: the setting off, TABLESAMPLE, row-level security
+SET bloomfilter.planner_guards = off;
+EXPLAIN (COSTS OFF) SELECT * FROM gg WHERE k = 7;
+RESET bloomfilter.planner_guards;
 EXPLAIN (COSTS OFF) SELECT * FROM gg TABLESAMPLE bernoulli (50) WHERE k = 7;
 CREATE TABLE gg_rls (k int4);
 CREATE INDEX ON gg_rls USING bloomguard (k);

@@ -9,7 +9,8 @@
  * clauses a gate can answer for), bfp_path.c (the gate paths and their
  * plans), bfp_narrow.c (IN lists narrowed), bfp_scan.c (the executor node);
  * bfp_batch_path.c and bfp_batch_scan.c (BloomBatch: a sequential scan's
- * checks of a large filter, batched).  See src/README.md, "Planner
+ * checks of a large filter, batched); bfp_position.c (their rows' positions,
+ * for WHERE CURRENT OF).  See src/README.md, "Planner
  * gates".
  *
  * This folder calls the guard index (src/index/) and the value tier
@@ -21,6 +22,7 @@
 
 #include "postgres.h"
 
+#include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
 #include "nodes/plannodes.h"
 
@@ -100,6 +102,12 @@ extern Plan *bfp_make_batch_scan(List *tlist, List *qual,
 								 const BfpBatchCheck *check, List *scan_tlist,
 								 Plan *scan, Bitmapset *relids);
 extern void bfp_batch_scan_init(void);	/* from bfp_init */
+extern bool bfp_is_batch_scan(const CustomScan *cscan);
+
+/* bfp_position.c: a node's current row, for WHERE CURRENT OF */
+extern bool bfp_plan_has_position(Plan *plan);
+extern ScanState *bfp_position_scan(PlanState *child);
+extern bool bfp_position_tid(ScanState *scan, ItemPointer tid);
 
 /* bfp_scan.c */
 extern Plan *bfp_make_scan(List *tlist, List *keys, List *priv, Plan *child,

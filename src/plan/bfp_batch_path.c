@@ -18,8 +18,8 @@
  *
  * The paths are wrapped where they are, as the gates' are (bfp_path.c), and
  * before them: a gate then wraps the BloomBatch path.  No node for a
- * cursor's plan (bfp_hook.c: WHERE CURRENT OF does not look inside a custom
- * scan, and the child would be rows ahead), for a relation whose output or
+ * cursor's plan (bfp_hook.c: fetched a few rows at a time, and a SCROLL
+ * cursor's would be read through a Material node), for a relation whose output or
  * conditions need the whole row (the scan would form it for every row read
  * ahead), and where a condition is pseudo-constant (the scan's plan would
  * be a gating Result, not a scan).

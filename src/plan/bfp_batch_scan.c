@@ -25,6 +25,9 @@
  * backward scan and in an EvalPlanQual recheck, rows pass through one at a
  * time without a copy; and for pauses while batches find nothing to
  * prefetch (IDLE_BATCHES).
+ *
+ * Each row keeps its TID in the scan slot, and the node scans the child's
+ * relation, for WHERE CURRENT OF (bfp_position.c).
  */
 #include "postgres.h"
 
@@ -43,6 +46,7 @@
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
 #include "utils/syscache.h"
 
 #include "bf_plan.h"
@@ -98,6 +102,9 @@ typedef struct BatchScanState
 	int			next;			/* the next one to return */
 	Datum	   *values;			/* BATCH_ROWS x natts */
 	bool	   *isnull;
+	ItemPointerData *tids;		/* BATCH_ROWS: the rows' positions */
+	ScanState  *position;		/* the child's scan, for the rows' positions
+								 * (bfp_position.c), or NULL */
 	MemoryContext batch_cxt;	/* the batch's by-reference values */
 } BatchScanState;
 
@@ -123,6 +130,13 @@ static const CustomExecMethods batch_exec_methods = {
 	.ExplainCustomScan = batch_explain,
 };
 
+/* Is this plan a BloomBatch node? */
+bool
+bfp_is_batch_scan(const CustomScan *cscan)
+{
+	return cscan->methods == &batch_scan_methods;
+}
+
 void
 bfp_batch_scan_init(void)
 {
@@ -134,8 +148,8 @@ bfp_batch_scan_init(void)
  * it batches) and output tlist read the scan's output scan_tlist, which
  * setrefs.c makes them read as the node's scan tuple.  The scan is left
  * reading only.  check->qualno -1: no check to batch, the scan keeps its
- * conditions and output (scan_tlist), and rows pass through.  No backward scan (cursors' plans get no node): a portal
- * that says neither SCROLL nor NO SCROLL, as PL/pgSQL's FOR loop over a
+ * conditions and output (scan_tlist), and rows pass through.  No backward
+ * scan (cursors' plans get no node): a portal that says neither SCROLL nor NO SCROLL, as PL/pgSQL's FOR loop over a
  * query, then stays forward-only, and batched.
  */
 Plan *
@@ -197,6 +211,13 @@ batch_begin(CustomScanState *node, EState *estate, int eflags)
 	child = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
 	node->custom_ps = list_make1(child);
 	b->natts = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor->natts;
+	if (bfp_plan_has_position(linitial(cscan->custom_plans)))
+	{
+		b->position = bfp_position_scan(child);
+		node->ss.ss_currentRelation = b->position->ss_currentRelation;
+		node->ss.ss_ScanTupleSlot->tts_tableOid =
+			RelationGetRelid(node->ss.ss_currentRelation);
+	}
 	if (intVal(linitial(cscan->custom_private)) < 0)
 		return;					/* nothing to batch: rows pass through */
 
@@ -233,6 +254,7 @@ batch_begin(CustomScanState *node, EState *estate, int eflags)
 	{
 		b->values = palloc(sizeof(Datum) * BATCH_ROWS * b->natts);
 		b->isnull = palloc(sizeof(bool) * BATCH_ROWS * b->natts);
+		b->tids = palloc(sizeof(ItemPointerData) * BATCH_ROWS);
 		b->batch_cxt = AllocSetContextCreate(estate->es_query_cxt,
 											 "BloomBatch rows",
 											 ALLOCSET_DEFAULT_SIZES);
@@ -248,7 +270,9 @@ batch_row(BatchScanState *b, int i)
 	ExecClearTuple(slot);
 	memcpy(slot->tts_values, b->values + i * b->natts, sizeof(Datum) * b->natts);
 	memcpy(slot->tts_isnull, b->isnull + i * b->natts, sizeof(bool) * b->natts);
-	return ExecStoreVirtualTuple(slot);
+	ExecStoreVirtualTuple(slot);
+	slot->tts_tid = b->tids[i];
+	return slot;
 }
 
 /*
@@ -265,7 +289,10 @@ pass_row(BatchScanState *b, TupleTableSlot *child_slot)
 	ExecClearTuple(slot);
 	memcpy(slot->tts_values, child_slot->tts_values, sizeof(Datum) * b->natts);
 	memcpy(slot->tts_isnull, child_slot->tts_isnull, sizeof(bool) * b->natts);
-	return ExecStoreVirtualTuple(slot);
+	ExecStoreVirtualTuple(slot);
+	if (b->position == NULL || !bfp_position_tid(b->position, &slot->tts_tid))
+		ItemPointerSetInvalid(&slot->tts_tid);
+	return slot;
 }
 
 /*
@@ -376,6 +403,9 @@ read_batch(BatchScanState *b)
 				datumCopy(slot->tts_values[i], att->attbyval, att->attlen);
 		}
 		MemoryContextSwitchTo(oldcxt);
+		if (b->position == NULL ||
+			!bfp_position_tid(b->position, &b->tids[b->nrows]))
+			ItemPointerSetInvalid(&b->tids[b->nrows]);
 		b->nrows++;
 	}
 	b->rows_read += b->nrows;
@@ -435,7 +465,10 @@ batch_exec(CustomScanState *node)
 		CHECK_FOR_INTERRUPTS();
 		slot = batch_next((BatchScanState *) node);
 		if (slot == NULL)
+		{
+			ExecClearTuple(node->ss.ss_ScanTupleSlot);
 			return proj != NULL ? ExecClearTuple(proj->pi_state.resultslot) : NULL;
+		}
 		ResetExprContext(econtext);
 		econtext->ecxt_scantuple = slot;
 		if (ExecQual(qual, econtext))
@@ -473,6 +506,7 @@ batch_rescan(CustomScanState *node)
 	b->next_pause = PAUSE_MIN_ROWS;
 	b->exhausted = false;
 	b->batching = b->batch_cxt != NULL && !b->short_scans;
+	ExecClearTuple(node->ss.ss_ScanTupleSlot);
 	if (node->ss.ps.chgParam != NULL)
 		UpdateChangedParamSet(child, node->ss.ps.chgParam);
 	if (child->chgParam == NULL)

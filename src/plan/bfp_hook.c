@@ -10,14 +10,16 @@
  * paths (those among them) in gates.
  *
  * planner_hook is used to know what the planner plans: a cursor's plan gets
- * neither gate nor BloomBatch.  WHERE CURRENT OF finds a cursor's row in the scan of its
- * table (execCurrent.c), which it does not look for inside a custom scan
- * without a relation of its own; DECLARE and PL/pgSQL plan cursors with
- * CURSOR_OPT_FAST_PLAN or a scroll option.  Planning that did not pass
- * through the hook (the library was loaded by the planner itself, when it
- * opened a guard index) is treated as a cursor's: that one plan has no gate,
- * and is marked transient, so that a cached copy is made again (with gates)
- * in the next transaction.
+ * no BloomBatch.  DECLARE and PL/pgSQL plan cursors with CURSOR_OPT_FAST_PLAN
+ * or a scroll option; their rows are fetched a few at a time, which leaves
+ * nothing to batch, and a SCROLL cursor would read them through a Material
+ * node (BloomBatch does not scan backward), where WHERE CURRENT OF cannot
+ * find them.  Gates apply to cursors' plans: they scan backward when their
+ * child does, and give WHERE CURRENT OF their rows' positions
+ * (bfp_position.c).  Planning that did not pass through the hook (the
+ * library was loaded by the planner itself, when it opened a guard index)
+ * gets neither: that one plan is marked transient, so that a cached copy is
+ * made again (with gates) in the next transaction.
  *
  * Neither hook needs shared_preload_libraries: the library is loaded when a
  * guard index is first opened (its handler is a function of the library),
@@ -99,9 +101,8 @@ bfp_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 			root->glob->transientPlan = true;
 		return;
 	}
-	if (planning_cursor)
-		return;
-	bfp_batch_paths(root, rel, rti, rte);
+	if (!planning_cursor)
+		bfp_batch_paths(root, rel, rti, rte);
 	if (bfp_planner_guards)
 		bfp_gate_paths(root, rel, rti, rte);
 }

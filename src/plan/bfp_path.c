@@ -24,8 +24,8 @@
  *
  * No gate: where the relation has row-level security (a "no" may not
  * depend on rows the caller cannot see), TABLESAMPLE (its arguments are
- * checked when the scan starts, on any table), and in a cursor's plan
- * (bfp_hook.c).  Which guard indexes the planner sees is PostgreSQL's
+ * checked when the scan starts, on any table), and in a plan made while
+ * the library was being loaded (bfp_hook.c).  Which guard indexes the planner sees is PostgreSQL's
  * rule: valid ones, and not one whose indcheckxmin is too new for the
  * plan's transaction.
  */

@@ -26,6 +26,10 @@
  * converse for a row the snapshot sees.  Under SERIALIZABLE the check
  * takes a predicate lock on the page it read (bfi_probe.c), which an
  * insert of the key conflicts with, as the skipped scan's lock would have.
+ *
+ * For WHERE CURRENT OF, the node scans its relation (ss_currentRelation),
+ * and its scan slot holds the TID of the row it returned last, as a row of
+ * NULLs: the row's values are the child's (bfp_position.c).
  */
 #include "postgres.h"
 
@@ -74,6 +78,8 @@ typedef struct GuardScanState
 	int			nchecks;
 	GuardCheck *checks;
 	PlanState  *child;			/* NULL while not initialized */
+	ScanState  *position;		/* the scan whose current row is ours, or
+								 * NULL (bfp_position.c) */
 	bool		deferred;		/* check on the first row of each (re)scan */
 	GuardAnswer answer;
 	uint64		nchecked;		/* for EXPLAIN ANALYZE */
@@ -297,6 +303,8 @@ init_child(GuardScanState *g, EState *estate, int eflags)
 
 	g->child = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
 	g->css.custom_ps = list_make1(g->child);
+	if (g->css.ss.ss_currentRelation != NULL)
+		g->position = bfp_position_scan(g->child);
 	ps->scanops = ExecGetResultSlotOps(g->child, &ps->scanopsfixed);
 	ps->scanopsset = true;
 	ExecConditionalAssignProjectionInfo(ps,
@@ -304,11 +312,46 @@ init_child(GuardScanState *g, EState *estate, int eflags)
 										INDEX_VAR);
 }
 
+/*
+ * The relation scanned, for WHERE CURRENT OF, if the child's rows have
+ * positions; the scan slot's values are NULL.
+ */
+static void
+init_position(GuardScanState *g, EState *estate, int eflags)
+{
+	CustomScan *cscan = (CustomScan *) g->css.ss.ps.plan;
+	TupleTableSlot *slot = g->css.ss.ss_ScanTupleSlot;
+	int			rti;
+
+	if (!bfp_plan_has_position(linitial(cscan->custom_plans)) ||
+		!bms_get_singleton_member(cscan->custom_relids, &rti))
+		return;
+	g->css.ss.ss_currentRelation = ExecOpenScanRelation(estate, rti, eflags);
+	slot->tts_tableOid = RelationGetRelid(g->css.ss.ss_currentRelation);
+	for (int i = 0; i < slot->tts_tupleDescriptor->natts; i++)
+		slot->tts_isnull[i] = true;
+}
+
+/* Our current row is the child's (NULL: none). */
+static void
+set_position(GuardScanState *g, TupleTableSlot *row)
+{
+	TupleTableSlot *slot = g->css.ss.ss_ScanTupleSlot;
+	ItemPointerData tid;
+
+	ExecClearTuple(slot);
+	if (row == NULL || !bfp_position_tid(g->position, &tid))
+		return;
+	ExecStoreVirtualTuple(slot);
+	slot->tts_tid = tid;
+}
+
 static void
 guard_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	GuardScanState *g = (GuardScanState *) node;
 
+	init_position(g, estate, eflags);
 	init_checks(g);
 	g->answer = GUARD_UNCHECKED;
 	g->deferred = must_defer(g, estate, eflags);
@@ -331,6 +374,8 @@ guard_exec(CustomScanState *node)
 	if (g->answer == GUARD_NO)
 		return NULL;
 	slot = ExecProcNode(g->child);
+	if (g->position != NULL)
+		set_position(g, TupIsNull(slot) ? NULL : slot);
 	if (TupIsNull(slot) || proj == NULL)
 		return slot;
 	ResetExprContext(proj->pi_exprContext);
@@ -359,6 +404,7 @@ guard_rescan(CustomScanState *node)
 
 	if (g->deferred)
 		g->answer = GUARD_UNCHECKED;
+	ExecClearTuple(node->ss.ss_ScanTupleSlot);
 	if (g->child == NULL)
 		return;
 	if (node->ss.ps.chgParam != NULL)
