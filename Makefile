@@ -15,30 +15,6 @@ CORE_OBJS = \
 	src/core/bf_sizing.o \
 	src/core/bf_text.o
 
-# the shared tier (server-resident filters; see src/README.md)
-SHARED_OBJS = \
-	src/shared/bf_registry.o \
-	src/shared/bf_filter.o \
-	src/shared/bf_grow.o \
-	src/shared/bf_cuckoo_slot.o \
-	src/shared/bf_definitions.o \
-	src/shared/bf_security.o \
-	src/shared/bf_tree.o \
-	src/shared/bf_members.o \
-	src/shared/bf_check.o \
-	src/shared/bf_gate.o \
-	src/shared/bf_planner.o \
-	src/shared/bf_gate_scan.o \
-	src/shared/bf_gate_narrow.o \
-	src/shared/bf_gate_append.o \
-	src/shared/bf_writers.o \
-	src/shared/bf_guard.o \
-	src/shared/bf_ddl.o \
-	src/shared/bf_trigger.o \
-	src/shared/bf_removals.o \
-	src/shared/bf_launcher.o \
-	src/shared/bf_build.o
-
 # the guard index access method (src/index/)
 INDEX_OBJS = \
 	src/index/bfi_handler.o \
@@ -48,7 +24,8 @@ INDEX_OBJS = \
 	src/index/bfi_insert.o \
 	src/index/bfi_vacuum.o \
 	src/index/bfi_probe.o \
-	src/index/bfi_sql.o
+	src/index/bfi_sql.o \
+	src/index/bfi_compat.o
 
 # the planner tier (src/plan/): gates on guard indexes, BloomBatch
 PLAN_OBJS = \
@@ -78,12 +55,11 @@ OBJS = \
 	src/bf_cuckoo.o \
 	$(INDEX_OBJS) \
 	$(PLAN_OBJS) \
-	$(SHARED_OBJS) \
 	$(CORE_OBJS)
 
-PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core -I$(srcdir)/src/index -I$(srcdir)/src/plan -I$(srcdir)/src/shared
+PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core -I$(srcdir)/src/index -I$(srcdir)/src/plan
 
-REGRESS = basics keys keys_stored io send setops aggregates expanded aggregates_auto agg_state shared counting cuckoo scalable cache_kept guard_index guard_gates
+REGRESS = basics keys keys_stored io send setops aggregates expanded aggregates_auto agg_state counting cuckoo scalable cache_kept guard_index guard_gates compat
 REGRESS_OPTS = --load-extension=bloomfilter
 
 PG_CONFIG ?= pg_config

@@ -194,3 +194,140 @@ CREATE FUNCTION bloom_guard_elements(guard regclass, keys anyarray) RETURNS anya
 	LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_guard_elements(regclass, anyarray) IS
 	'the keys without those the guard certainly does not hold (NULL elements stay), the keys unchanged whenever it cannot answer or the caller may not check it; the planner puts it in the index condition of an IN list under a gate';
+
+--
+-- 1.1's shared guards become guard indexes.
+--
+-- Each guard of bloom_shared_definitions becomes a guard index on its column,
+-- with its false-positive rate and capacity (on every table of an inheritance
+-- tree; a partitioned table's index covers its partitions).  CREATE INDEX
+-- holds a SHARE lock on each table while its guard is built from the rows:
+-- writes to it wait, reads go on.  Counting and cuckoo guards become plain
+-- guards.  A definition whose table or column is gone, or whose column has a
+-- guard index already, makes none.  Then the guard triggers, the event
+-- triggers, the definitions table and the functions of the shared tier go;
+-- bloom_guard, bloom_unguard, bloom_shared_contains, bloom_shared_get,
+-- bloom_shared_wait, bloom_shared_rebuild and the view bloom_shared_filters
+-- stay, as wrappers over guard indexes (their C code is 2.0's).
+--
+DROP EVENT TRIGGER bloom_shared_sql_drop;
+DROP EVENT TRIGGER bloom_shared_ddl_command_end;
+DROP FUNCTION bloom_shared_ddl();
+
+DO $$
+DECLARE
+	d record;
+	t record;
+BEGIN
+	FOR t IN SELECT tg.tgname, tg.tgrelid::pg_catalog.regclass AS rel
+			   FROM pg_catalog.pg_trigger tg
+			  WHERE tg.tgfoid OPERATOR(pg_catalog.=) 'bloom_shared_trigger()'::pg_catalog.regprocedure
+				AND NOT tg.tgisinternal
+				AND tg.tgparentid OPERATOR(pg_catalog.=) 0::pg_catalog.oid
+	LOOP
+		EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', t.tgname, t.rel);
+	END LOOP;
+	FOR d IN SELECT def.rel, def.column_name, def.fpr, def.capacity
+			   FROM bloom_shared_definitions def
+			   JOIN pg_catalog.pg_attribute a
+				 ON a.attrelid OPERATOR(pg_catalog.=) def.rel
+				AND a.attname OPERATOR(pg_catalog.=) def.column_name
+				AND NOT a.attisdropped
+			  WHERE NOT EXISTS (
+					SELECT FROM pg_catalog.pg_index i
+					  JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) i.indexrelid
+					  JOIN pg_catalog.pg_am am ON am.oid OPERATOR(pg_catalog.=) c.relam
+					 WHERE i.indrelid OPERATOR(pg_catalog.=) def.rel
+					   AND am.amname OPERATOR(pg_catalog.=) 'bloomguard'
+					   AND i.indnatts OPERATOR(pg_catalog.=) 1
+					   AND i.indkey[0] OPERATOR(pg_catalog.=) a.attnum)
+			  ORDER BY def.id
+	LOOP
+		PERFORM bloom_guard(d.rel, d.column_name, d.fpr, d.capacity);
+	END LOOP;
+END $$;
+
+DROP FUNCTION bloom_shared_trigger();
+
+-- One row per guard index (a partitioned table's: the sums over its
+-- partitions' guards); the statistics of guards the role may not check
+-- (SELECT on the column, no row-level security) are NULL.
+CREATE OR REPLACE VIEW bloom_shared_filters AS
+	SELECT pg_catalog.format('%I.%I', n.nspname, c.relname) COLLATE pg_catalog."default" AS name,
+		   i.indrelid::pg_catalog.regclass AS "table",
+		   a.attname AS "column",
+		   CASE WHEN i.indisvalid THEN 'ready' ELSE 'building' END AS state,
+		   g.capacity,
+		   g.bits,
+		   g.layers,
+		   g.added AS keys_added,
+		   g.estimated_fpr,
+		   g.bytes AS memory_bytes,
+		   pg_catalog.pg_stat_get_numscans(i.indexrelid) AS checks,
+		   NULL::bigint AS negatives,
+		   NULL::float8 AS negative_ratio,
+		   NULL::timestamptz AS last_build,
+		   NULL::text AS last_error,
+		   NULL::timestamptz AS next_try,
+		   'blocked'::text AS layout,
+		   NULL::bigint AS keys_removed,
+		   0::bigint AS removals_pending,
+		   0::bigint AS removals_dropped,
+		   NULL::bigint AS skipped_scans,
+		   g.partitions
+	  FROM pg_catalog.pg_index i
+	  JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) i.indexrelid
+	  JOIN pg_catalog.pg_am am ON am.oid OPERATOR(pg_catalog.=) c.relam
+	  JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+	  JOIN pg_catalog.pg_attribute a
+		ON a.attrelid OPERATOR(pg_catalog.=) i.indrelid
+	   AND a.attnum OPERATOR(pg_catalog.=) i.indkey[0]
+	  LEFT JOIN LATERAL (
+		SELECT pg_catalog.sum(f.capacity)::bigint AS capacity,
+			   (pg_catalog.sum(f.bytes) OPERATOR(pg_catalog.*) 8)::bigint AS bits,
+			   pg_catalog.max(f.layers) AS layers,
+			   pg_catalog.sum(f.added)::bigint AS added,
+			   pg_catalog.max(f.estimated_fpr) AS estimated_fpr,
+			   pg_catalog.sum(f.bytes)::bigint AS bytes,
+			   CASE WHEN c.relkind OPERATOR(pg_catalog.=) 'I'
+					THEN pg_catalog.count(*)::int END AS partitions
+		  FROM (SELECT t.relid FROM pg_catalog.pg_partition_tree(i.indexrelid) t
+				 WHERE t.isleaf AND c.relkind OPERATOR(pg_catalog.=) 'I'
+				UNION ALL
+				SELECT i.indexrelid WHERE c.relkind OPERATOR(pg_catalog.=) 'i') p,
+			   LATERAL bloom_guard_info(p.relid) f
+		 WHERE pg_catalog.has_column_privilege(i.indrelid, a.attnum, 'SELECT')
+		   AND NOT pg_catalog.row_security_active(i.indrelid)) g ON true
+	 WHERE am.amname OPERATOR(pg_catalog.=) 'bloomguard'
+	   AND i.indnatts OPERATOR(pg_catalog.=) 1
+	   AND NOT c.relispartition;
+COMMENT ON VIEW bloom_shared_filters IS
+	'1.1''s view of guards, over guard indexes: one row per guard index (name: the index''s), ready or building (an index being built CONCURRENTLY), its layers, capacity, keys set, size, estimated rate and checks (index scans); a partitioned table''s sums over its partitions'' guards (partitions); the 1.1 columns that have no meaning for an index are NULL or 0';
+
+DROP FUNCTION bloom_shared_filters_info();
+DROP FUNCTION bloom_shared_skipped_scans(bigint);
+DROP FUNCTION bloom_shared_gate(bigint, anyelement);
+DROP FUNCTION bloom_shared_gate_any(bigint, anyarray);
+DROP FUNCTION bloom_shared_gate(bigint, regclass, anyelement);
+DROP FUNCTION bloom_shared_gate_any(bigint, regclass, anyarray);
+DROP FUNCTION bloom_shared_gate_elements(bigint, anyarray);
+DROP FUNCTION bloom_shared_gate_elements(bigint, regclass, anyarray);
+DROP FUNCTION bloom_shared_add(text, anycompatible);
+DROP TABLE bloom_shared_definitions;
+
+ALTER FUNCTION bloom_guard(regclass, name, float8, bigint, text) PARALLEL UNSAFE;
+COMMENT ON FUNCTION bloom_guard(regclass, name, float8, bigint, text) IS
+	'1.1''s form of CREATE INDEX ... USING bloomguard (column) WITH (fpr, capacity): a guard index on the column (and on each inheritance child''s); returns the index''s name; layouts counting and cuckoo make a plain guard';
+COMMENT ON FUNCTION bloom_unguard(regclass, name) IS
+	'1.1''s form of DROP INDEX: drops the guard indexes of the column (and of each inheritance child''s)';
+ALTER FUNCTION bloom_shared_contains(text, anycompatible) STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_shared_contains(text, anycompatible) IS
+	'1.1''s form of bloom_guard_contains: the guard named by its index''s name or as schema.table.column (resolved at each call; a table with inheritance children: theirs too); needs SELECT on the column';
+ALTER FUNCTION bloom_shared_get(text) PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_shared_get(text) IS
+	'1.1''s form of bloom_guard_filter: the guard''s filter as a value, the guard named as for bloom_shared_contains';
+ALTER FUNCTION bloom_shared_wait(text, int) PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_shared_wait(text, int) IS
+	'true once the named guard index is valid (at once, unless it is being built CONCURRENTLY), false after the timeout';
+COMMENT ON FUNCTION bloom_shared_rebuild(text) IS
+	'1.1''s form of REINDEX INDEX: rebuilds the named guard (writes to the table wait meanwhile), forgetting the keys of deleted rows';

@@ -2,9 +2,8 @@
  * bf_compat.h
  *		Differences between the PostgreSQL major versions the extension
  *		builds against (15 to 18), in one place.  Include it after
- *		postgres.h.  Only PostgreSQL's own headers here: the value tier
- *		includes it (through bf_keys.h and bf_value.h), so it must not include
- *		anything of src/shared/.
+ *		postgres.h.  Only PostgreSQL's own headers here: every tier includes
+ *		it (the value tier through bf_keys.h and bf_value.h).
  */
 #ifndef BF_COMPAT_H
 #define BF_COMPAT_H
@@ -44,29 +43,6 @@
 #define BF_INPUT_ERROR(fcinfo, ...) ereturn((fcinfo)->context, (Datum) 0, __VA_ARGS__)
 #else
 #define BF_INPUT_ERROR(fcinfo, ...) ereport(ERROR, __VA_ARGS__)
-#endif
-
-/*
- * PostgreSQL 17 renamed ShmemVariableCache (the shared transaction counters,
- * such as oldestClogXid) to TransamVariables.
- */
-#include "access/transam.h"
-#if PG_VERSION_NUM >= 170000
-#define bf_transam_variables TransamVariables
-#else
-#define bf_transam_variables ShmemVariableCache
-#endif
-
-/*
- * PostgreSQL 16 replaced pg_class_ownercheck by object_ownercheck.
- */
-#include "catalog/pg_class.h"
-#if PG_VERSION_NUM >= 160000
-#define bf_class_ownercheck(relid, roleid) \
-	object_ownercheck(RelationRelationId, (relid), (roleid))
-#else
-#define bf_class_ownercheck(relid, roleid) \
-	pg_class_ownercheck((relid), (roleid))
 #endif
 
 /*

@@ -3,7 +3,7 @@
  *		A key given for a column: how it becomes the bytes that column's
  *		keys were hashed from, the way PostgreSQL's "=" would compare it.
  *
- * Used by the checks of a column's filter (guard indexes, shared filters):
+ * Used by the checks of a column's filter (guard indexes):
  * they must answer "maybe" whenever "WHERE column = key" would find a row.
  *  - a string key (text) for a column of another type is read by the
  *    column type's input function (without typmod, as a literal in WHERE

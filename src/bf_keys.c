@@ -25,7 +25,7 @@
  *
  * Domains use their base type; bloom_literal (what string literals become)
  * is text.  "char" keys are refused by bloomfilter values
- * (bf_key_check_value); a shared filter may guard a "char" column, whose
+ * (bf_key_check_value); a guard index may guard a "char" column, whose
  * keys are hashed as the bytes of their text form.
  *
  * The rule these forms keep: whenever k1 = k2 is true as PostgreSQL resolves

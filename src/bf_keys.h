@@ -56,7 +56,7 @@ extern Oid	bf_key_arg_type(FunctionCallInfo fcinfo, int argno);
 
 /*
  * Hash a (non-NULL) key of that type for a filter of the given layout: the
- * hash of its canonical bytes.  A shared filter, which reads every key as
+ * hash of its canonical bytes.  A guard index, which reads every key as
  * its column's type, sets and tests just this hash.
  */
 extern BfHash bf_key_hash(const BfKeyType *kt, Datum key, int layout);

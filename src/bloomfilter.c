@@ -4,7 +4,7 @@
  *
  * The SQL-visible functions live in bf_io.c (I/O), bf_ops.c (functions and
  * operators) and bf_agg.c (aggregates); the PostgreSQL-free core in core/;
- * the shared tier (server-resident filters) in shared/.
+ * the guard index in index/, the planner's gates and BloomBatch in plan/.
  */
 #include "postgres.h"
 
@@ -17,9 +17,6 @@
 PG_MODULE_MAGIC;
 
 void		_PG_init(void);
-
-/* src/shared/bf_registry.c (the value tier includes nothing from shared/) */
-extern void bf_shared_init(void);
 
 /* src/index/bfi_handler.c */
 extern void bfi_init(void);
@@ -44,15 +41,6 @@ _PG_init(void)
 	bfi_init();
 
 	/*
-	 * The shared tier needs shared memory, GUCs and a launcher registered at
-	 * server start.  Loaded any other way, only the value tier and guard
-	 * indexes are available, and the shared functions raise an error with a
-	 * hint.
-	 */
-	if (process_shared_preload_libraries_in_progress)
-		bf_shared_init();
-
-	/*
 	 * The planner hooks of the gates and BloomBatch last, so that their
 	 * planner_hook is the outermost (it must see every planning, to know a
 	 * cursor's).
@@ -63,9 +51,6 @@ _PG_init(void)
 	 * Only now is every GUC of the library defined: reserving the prefix
 	 * earlier would drop a setting of a later one (planner_guards in
 	 * postgresql.conf, ALTER SYSTEM or -c) as a misspelled placeholder.
-	 * Loaded after start, settings of the shared tier's GUCs (defined only at
-	 * start) stay placeholders.
 	 */
-	if (process_shared_preload_libraries_in_progress)
-		MarkGUCPrefixReserved("bloomfilter");
+	MarkGUCPrefixReserved("bloomfilter");
 }

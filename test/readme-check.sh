@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Static checks of README.md (no server), from the repository root:
 #  1. every SQL object of sql/bloomfilter--1.1.sql and of the update to 2.0
-#     (sql/bloomfilter--1.1--2.0.sql) a user may meet is named
+#     (sql/bloomfilter--1.1--2.0.sql) a user may meet, and that the update
+#     does not drop, is named
 #     in README.md: functions (all but the types' I/O functions), aggregates,
 #     types, operators (in backquotes), casts (both types), operator classes,
 #     tables, views, event triggers, and every GUC the C code defines;
@@ -48,6 +49,13 @@ while ($sql =~ /CREATE\s+(FUNCTION|AGGREGATE|TYPE|TABLE|VIEW|EVENT TRIGGER|OPERA
 	my ($kind, $name) = (uc $1, lc $2);
 	next if $kind eq 'FUNCTION' && $io{$name};
 	$named{"$kind $name"} = $name;
+}
+# what the update to 2.0 drops (a dropped overload drops the name only if
+# every overload is dropped: those kept are also re-created or ALTERed)
+while ($sql =~ /DROP\s+(FUNCTION|TABLE|VIEW|EVENT TRIGGER)\s+(\w+)/ig)
+{
+	my ($kind, $name) = (uc $1, lc $2);
+	delete $named{"$kind $name"} unless $sql =~ /ALTER\s+FUNCTION\s+$name\b/i && $kind eq 'FUNCTION';
 }
 for my $obj (sort keys %named)
 {

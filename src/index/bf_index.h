@@ -37,6 +37,7 @@
 
 #include "access/amapi.h"
 #include "access/genam.h"
+#include "fmgr.h"
 #include "storage/block.h"
 #include "storage/bufpage.h"
 #include "utils/relcache.h"
@@ -191,5 +192,9 @@ extern void bfi_summarize(Relation index, BfiSummary *sum, uint8 *bits);
 
 /* bfi_sql.c: may the current user check the guard (SELECT on its column)? */
 extern bool bfi_may_check(Relation index);
+/* and a check of the key in argument 1 of a call */
+extern bool bfi_guard_contains(FunctionCallInfo fcinfo, Oid indexoid,
+							   bool text_arg);
+extern Datum bloom_guard_filter(PG_FUNCTION_ARGS);
 
 #endif							/* BF_INDEX_H */

@@ -299,7 +299,7 @@ guard_leaves(Relation index)
 
 /*
  * The call site, resolved for this index, user, key type and transaction:
- * access is checked once per transaction, as for a shared filter.
+ * access is checked once per transaction.
  */
 static GuardSite *
 site_get(FunctionCallInfo fcinfo, Relation index, bool text_arg)
@@ -341,10 +341,15 @@ leaf_contains(Relation leaf, const BfHash *hashes, int n)
 	return false;
 }
 
-static Datum
-contains_common(FunctionCallInfo fcinfo, bool text_arg)
+/*
+ * The check of the guard indexoid for the key in argument 1 of the call
+ * (text_arg: a string read as the column's type reads it); also 1.1's
+ * bloom_shared_contains, by name (bfi_compat.c).
+ */
+bool
+bfi_guard_contains(FunctionCallInfo fcinfo, Oid indexoid, bool text_arg)
 {
-	Relation	index = guard_open(PG_GETARG_OID(0), false);
+	Relation	index = guard_open(indexoid, false);
 	GuardSite  *site = site_get(fcinfo, index, text_arg);
 	BfHash		hashes[1 + BF_KEY_MAX_PROBES];
 	int			n = 1;
@@ -374,20 +379,20 @@ contains_common(FunctionCallInfo fcinfo, bool text_arg)
 			break;
 	}
 	guard_close(index);
-	PG_RETURN_BOOL(found);
+	return found;
 }
 
 Datum
 bloom_guard_contains(PG_FUNCTION_ARGS)
 {
-	return contains_common(fcinfo, false);
+	PG_RETURN_BOOL(bfi_guard_contains(fcinfo, PG_GETARG_OID(0), false));
 }
 
 /* A string key (a literal): read as the column's type would read it. */
 Datum
 bloom_guard_contains_text(PG_FUNCTION_ARGS)
 {
-	return contains_common(fcinfo, true);
+	PG_RETURN_BOOL(bfi_guard_contains(fcinfo, PG_GETARG_OID(0), true));
 }
 
 static Relation

@@ -1,5 +1,6 @@
 -- upgrade.sql: the update path from the first released version (1.0) to the
--- default version keeps stored filters readable and identical.  With one
+-- default version keeps stored filters readable and identical, and turns
+-- 1.0's guards into guard indexes.  With one
 -- version it checks the update machinery; each later version adds its
 -- bloomfilter--A--B.sql script and this test covers the chain.
 BEGIN;
@@ -51,15 +52,17 @@ SELECT is((SELECT count(*) FROM up, generate_series(1, 10000) i WHERE id = 2 AND
 SELECT is((SELECT count(*) FROM up, generate_series(1, 100000) i WHERE id = 3 AND NOT bf @> i),
           0::bigint, 'classic integer filter: no false negatives after the update');
 SELECT ok((SELECT bf::text::bloomfilter = bf FROM up WHERE id = 2), 'text round trip after the update');
-SELECT is((SELECT rel FROM bloom_shared_definitions WHERE name = 'up s.Up t.k'),
-          '"up s"."Up t"'::regclass, 'a 1.0 definition names its table by OID after the update');
-SELECT is((SELECT layout FROM bloom_shared_definitions WHERE name = 'up s.Up t.k'),
-          'blocked', 'a 1.0 definition has layout blocked after the update');
-SELECT is((SELECT count(*) FROM bloom_shared_definitions WHERE name = 'public.gone.k'), 0::bigint,
-          'a 1.0 definition whose table is gone is dropped by the update');
-SELECT is((SELECT array_agg(attname ORDER BY attname) FROM pg_attribute
-            WHERE attrelid = 'bloom_shared_definitions'::regclass AND attnum > 0 AND NOT attisdropped),
-          '{capacity,column_name,fpr,id,layout,name,rel}'::name[], 'the definitions table has the 1.1 columns');
+-- 2.0: 1.0's guards became guard indexes, and the definitions table is gone
+SELECT is((SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+             JOIN pg_am am ON am.oid = c.relam
+            WHERE i.indrelid = '"up s"."Up t"'::regclass AND am.amname = 'bloomguard'), 1::bigint,
+          'a 1.0 guard is a guard index on its column after the update');
+SELECT is(bloom_shared_contains('"up s"."Up t"."k"', 'x'::text), false,
+          'the 1.0 name of the guard checks the index (an empty table: "no")');
+SELECT is((SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+             JOIN pg_am am ON am.oid = c.relam WHERE am.amname = 'bloomguard'), 1::bigint,
+          'a 1.0 definition whose table is gone makes no index');
+SELECT is(to_regclass('bloom_shared_definitions'), NULL, 'the definitions table is gone');
 
 -- 1.1: the text overloads (which citext reached) are gone, the bloom_literal
 -- ones, the ordering and the hashing are there, as in a fresh install
@@ -92,7 +95,7 @@ SELECT is((SELECT string_agg(object, ', ') FROM catalog_updated
            WHERE comment IS NULL AND object NOT IN (SELECT object FROM catalog_10)
              -- PostgreSQL 18 makes a type's implicit array type a member too
              AND object NOT LIKE 'type %[]'), NULL,
-          'every object 1.1 adds has a comment');
+          'every object the updates add has a comment');
 
 DROP EXTENSION bloomfilter CASCADE;
 CREATE EXTENSION bloomfilter;

@@ -1,20 +1,17 @@
-# Shared filters checked with keys a table hands over out of line (TOAST
-# pointers, compressed or not): the planner's gate and bloom_shared_contains
-# read the key's value, so every stored key is found and a gated query gives
+# Guard indexes checked with keys a table hands over out of line (TOAST
+# pointers, compressed or not): the planner's gate and bloom_guard_contains
+# (and 1.1's bloom_shared_contains) read the key's value, so every stored key is found and a gated query gives
 # the rows of the same query planned without gates.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use FindBin;
-use lib $FindBin::RealBin;
-use SharedFilterTest;
 
 my $node = PostgreSQL::Test::Cluster->new('gate_stored');
 $node->init;
 $node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'bloomfilter'
+session_preload_libraries = 'bloomfilter'
 jit = off
 });
 $node->start;
@@ -34,23 +31,23 @@ ALTER TABLE probes ALTER name SET STORAGE EXTERNAL;
 INSERT INTO probes SELECT username FROM users WHERE id <= 50 OR id > 60;
 ALTER TABLE probes ALTER name SET STORAGE EXTENDED;
 INSERT INTO probes SELECT username FROM users WHERE id BETWEEN 51 AND 60;
-SELECT bloom_guard('users', 'username');
+CREATE INDEX users_guard ON users USING bloomguard (username);
 });
-wait_ready($node, 'postgres', 'public.users.username', 'guard built');
 
 is($node->safe_psql('postgres', q{
 SELECT count(*) FILTER (WHERE pg_column_compression(name) IS NOT NULL) || ' compressed, '
        || count(*) FILTER (WHERE pg_column_size(name) > 2000) || ' long'
 FROM probes}), '10 compressed, 60 long', 'the keys: out of line, compressed or not, and short');
 is($node->safe_psql('postgres', q{
-SELECT count(*) FROM probes WHERE NOT bloom_shared_contains('public.users.username', name)}),
-	'0', 'bloom_shared_contains finds every key read out of line');
+SELECT count(*) FROM probes WHERE NOT bloom_guard_contains('users_guard', name)
+    OR NOT bloom_shared_contains('public.users.username', name)}),
+	'0', 'bloom_guard_contains and bloom_shared_contains find every key read out of line');
 
 my $query = q{SELECT count(*) FROM probes p
 WHERE EXISTS (SELECT 1 FROM users u WHERE u.username = p.name OFFSET 0)};
 my $setup = 'SET enable_hashjoin = off; SET enable_mergejoin = off;';
 like($node->safe_psql('postgres', "$setup EXPLAIN (COSTS OFF) $query"),
-	qr/bloom_shared_gate\('\d+'::bigint, p\.name\)/,
+	qr/BloomGuard\)\n.*Guard: users_guard\n.*Guard Keys: p\.name/,
 	'the subquery scan is gated on the outer column');
 is($node->safe_psql('postgres', "$setup $query"), '100',
 	'a gate given keys read out of line skips no scan that finds a row');

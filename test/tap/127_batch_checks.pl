@@ -27,9 +27,9 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
-use SharedFilterTest;
+use TapHelpers;
 
-my $node = shared_node('main', qq{
+my $node = bf_node('main', qq{
 max_connections = 20
 jit = off
 max_worker_processes = 8

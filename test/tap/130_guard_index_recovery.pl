@@ -34,7 +34,7 @@ use Test::More;
 use IPC::Run;
 use FindBin;
 use lib $FindBin::RealBin;
-use SharedFilterTest;
+use TapHelpers;
 use GuardIndexTest;
 
 # ---------------------------------------------------------------- setup ----

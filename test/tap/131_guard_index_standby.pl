@@ -33,7 +33,7 @@ use IPC::Run;
 use Time::HiRes qw(usleep);
 use FindBin;
 use lib $FindBin::RealBin;
-use SharedFilterTest;
+use TapHelpers;
 use GuardIndexTest;
 
 my $s_keys = 'SELECT k FROM s';

@@ -35,7 +35,7 @@ use IPC::Run;
 use Time::HiRes qw(usleep);
 use FindBin;
 use lib $FindBin::RealBin;
-use SharedFilterTest;
+use TapHelpers;
 use GuardIndexTest;
 
 # One test: no key answers false, and at least $min keys were checked.

@@ -21,6 +21,8 @@
 #     is planned too.
 #  7. Join clauses: a nested loop's inner scan, parameterized by the outer
 #     row's key, gated on each rescan, with the same rows as without gates.
+#  8. bloomfilter.planner_guards = off set by the operator (postgresql.conf,
+#     ALTER SYSTEM), with and without preloading, is in force.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -248,6 +250,32 @@ unlike($part[0], qr/BloomGuard/, 'no preloading: the plan that loaded the librar
 like($part[2], qr/BloomGuard/, 'no preloading: the cached plan is made again, with its gate, in a later transaction');
 like($part[3], qr/BloomGuard/, 'no preloading: later plans of the session have gates');
 like($part[4], qr/BloomBatch/, 'no preloading: BloomBatch is planned');
+
+# 8. bloomfilter.planner_guards set by the operator: in postgresql.conf
+#    with the library preloaded (its prefix reserved at start, no setting of
+#    it dropped) and without (a placeholder taken up when it loads), and by
+#    ALTER SYSTEM.
+for my $preload ('shared_preload_libraries', 'session_preload_libraries')
+{
+	$plain->append_conf('postgresql.conf',
+		"$preload = 'bloomfilter'\nbloomfilter.planner_guards = off\n");
+	my $log_start = -s $plain->logfile;
+	$plain->restart;
+	is($plain->safe_psql('postgres', 'SHOW bloomfilter.planner_guards'), 'off',
+		"$preload: planner_guards = off in postgresql.conf is in force");
+	unlike(slurp_file($plain->logfile, $log_start), qr/invalid configuration parameter name/,
+		"$preload: no setting of the library is dropped at start");
+	unlike($plain->safe_psql('postgres', 'EXPLAIN (COSTS OFF) SELECT * FROM p WHERE k = 5'),
+		qr/BloomGuard/, "$preload: the operator turned gates off: none is planned");
+	$plain->safe_psql('postgres', 'ALTER SYSTEM SET bloomfilter.planner_guards = on');
+	$plain->restart;
+	like($plain->safe_psql('postgres', 'SHOW bloomfilter.planner_guards; EXPLAIN (COSTS OFF) SELECT * FROM p WHERE k = 5'),
+		qr/^on\n(.*\n)*.*BloomGuard/, "$preload: ALTER SYSTEM SET planner_guards = on is in force");
+	$plain->safe_psql('postgres', 'ALTER SYSTEM RESET bloomfilter.planner_guards');
+}
+my ($rc, $o, $e) = $plain->psql('postgres', 'SET bloomfilter.planer_guards = off');
+like($e, qr/invalid configuration parameter name|unrecognized configuration parameter/,
+	'a misspelled bloomfilter.* setting is refused (the prefix is reserved)');
 $plain->stop;
 
 done_testing();

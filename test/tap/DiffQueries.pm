@@ -1,4 +1,4 @@
-# Helpers of test/tap/128_differential.pl: the schema, a seeded generator of
+# Helpers of test/tap/135_guard_index_differential.pl: the schema, a seeded generator of
 # random queries (one sub per query shape, sh_*), a psql session that runs
 # scripts and returns their rows and errors, and the comparison of a script
 # run with bloomfilter.planner_guards and bloomfilter.batch_checks on and off.
@@ -330,29 +330,9 @@ ANALYZE;
 ${\ guard_sql()}};
 }
 
-# What guards the tables: 'shared' (1.1's bloom_guard) or 'index' (guard
-# indexes).  Set by the test before schema_sql.
-our $guards = 'shared';
-
 # The guards of schema_sql.
 sub guard_sql
 {
-	return q{
-SELECT bloom_guard('pt', 'k4');
-SELECT bloom_guard('pt', 'k8');
-SELECT bloom_guard('pt', 'kt');
-SELECT bloom_guard('pt', 'ku');
-SELECT bloom_guard('pt', 'kv');
-SELECT bloom_guard('ih', 'k4');
-SELECT bloom_guard('ih', 'kt');
-SELECT bloom_guard('pp', 'k8');
-SELECT bloom_guard('pp_0', 'kt');
-SELECT bloom_guard('pp_1a', 'kt');
-SELECT bloom_guard('pc', 'k8', layout => 'counting');
-SELECT bloom_guard('pc', 'kt', layout => 'cuckoo');
-SELECT bloom_guard('pe', 'k4');
-SELECT bloom_guard('pe', 'kt');
-} if $guards eq 'shared';
 	# an inheritance child guarded on one column only; pc's guards small
 	# enough to grow layers under the concurrent writer
 	return q{
@@ -374,14 +354,6 @@ CREATE INDEX pc_kt_g ON pc USING bloomguard (kt) WITH (capacity = 1000, fpr = 0.
 CREATE INDEX pe_k4_g ON pe USING bloomguard (k4);
 CREATE INDEX pe_kt_g ON pe USING bloomguard (kt);
 };
-}
-
-# The filters schema_sql builds (for bloom_shared_wait).
-sub filter_names
-{
-	return qw(public.pt.k4 public.pt.k8 public.pt.kt public.pt.ku public.pt.kv
-	  public.ih.k4 public.ih.kt public.pp.k8 public.pp_0.kt public.pp_1a.kt
-	  public.pc.k8 public.pc.kt public.pe.k4 public.pe.kt);
 }
 
 # --------------------------------------------------------- query shapes ----
@@ -740,7 +712,8 @@ sub sh_start_errors
 
 sub sh_shared_contains
 {
-	# known bug 4 (with parallel settings): bloom_shared_contains in a scan
+	# 1.1's bloom_shared_contains (by name, over the guard indexes) in a scan;
+	# known bug 4 of 1.1 (with parallel settings)
 	my ($fam, $t, $col) = target();
 	$col = { pt => 'k4', ih => 'k4', pp => 'k8', pc => 'k8', pe => 'k4' }->{$fam} if $col eq 'v' || $fam eq 'pp';
 	my $name = "public.$fam.$col";
@@ -812,7 +785,7 @@ sub gen_case
 
 # ------------------------------------------------------- the test driver ----
 # The phases of a differential run against $node, whose schema_sql is
-# loaded (see 128_differential.pl): %opt has name (for the log files), seed,
+# loaded (see 135_guard_index_differential.pl): %opt has name (for the log files), seed,
 # queries, started (the time the test started) and markers (plan markers
 # some sampled plan must have).
 sub drive
@@ -1144,12 +1117,7 @@ sub writer_script
 		}
 		elsif ($r < 84)
 		{
-			$op = $guards eq 'shared'
-			  ? pick(q{SELECT bloom_guard('pt', 'v') WHERE NOT EXISTS (SELECT 1 FROM bloom_shared_filters WHERE name = 'public.pt.v');},
-				q{SELECT bloom_unguard('pt', 'v') FROM bloom_shared_filters WHERE name = 'public.pt.v';},
-				q{SELECT bloom_guard('pp', 'v') WHERE NOT EXISTS (SELECT 1 FROM bloom_shared_filters WHERE name = 'public.pp.v');},
-				q{SELECT bloom_unguard('pp', 'v') FROM bloom_shared_filters WHERE name = 'public.pp.v';})
-			  : pick(q{CREATE INDEX IF NOT EXISTS pt_v_g ON pt USING bloomguard (v);}, q{DROP INDEX IF EXISTS pt_v_g;},
+			$op = pick(q{CREATE INDEX IF NOT EXISTS pt_v_g ON pt USING bloomguard (v);}, q{DROP INDEX IF EXISTS pt_v_g;},
 				q{CREATE INDEX CONCURRENTLY IF NOT EXISTS pt_v_g ON pt USING bloomguard (v);},
 				q{DROP INDEX CONCURRENTLY IF EXISTS pt_v_g;},
 				q{CREATE INDEX IF NOT EXISTS pp_v_g ON pp USING bloomguard (v);}, q{DROP INDEX IF EXISTS pp_v_g;},
@@ -1157,10 +1125,7 @@ sub writer_script
 		}
 		elsif ($r < 88)
 		{
-			$op = $guards eq 'shared'
-			  ? pick(q{SELECT bloom_shared_rebuild('public.pt.k4');}, q{SELECT bloom_shared_rebuild('public.pc.k8');},
-				q{SELECT bloom_shared_rebuild('public.pc.kt');})
-			  : pick(q{REINDEX INDEX pt_k4_g;}, q{REINDEX INDEX CONCURRENTLY pc_k8_g;}, q{REINDEX TABLE pc;});
+			$op = pick(q{REINDEX INDEX pt_k4_g;}, q{REINDEX INDEX CONCURRENTLY pc_k8_g;}, q{REINDEX TABLE pc;});
 		}
 		elsif ($r < 94)
 		{

@@ -11,7 +11,7 @@ use warnings;
 use Carp;
 use Exporter 'import';
 use Test::More;
-use SharedFilterTest qw(lit);
+use TapHelpers qw(lit);
 
 our @EXPORT = qw(false_sql true_sql false_of true_of all_found mostly_false one);
 
