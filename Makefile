@@ -23,6 +23,7 @@ INDEX_OBJS = \
 	src/index/bfi_build.o \
 	src/index/bfi_insert.o \
 	src/index/bfi_vacuum.o \
+	src/index/bfi_rebuild.o \
 	src/index/bfi_probe.o \
 	src/index/bfi_sql.o \
 	src/index/bfi_compat.o
@@ -79,24 +80,21 @@ demo:
 bench:
 	bash test/bench.sh
 
-# The shared-filter registration benchmark (pgbench, guarded vs unguarded).
-.PHONY: bench-shared
-bench-shared:
-	bash test/bench/shared_registration.sh
-
-# Counting guards under insert/delete churn (pgbench, counting vs blocked).
+# A guard index under 50/50 insert/delete churn: its estimated and measured
+# rate after each round.
 .PHONY: bench-churn
 bench-churn:
-	bash test/bench/shared_churn.sh
-# Guards grown 100x by layers against guards sized in advance.
+	bash test/bench/guard_churn.sh
+# Guard indexes grown 100x by layers against guard indexes sized in advance.
 .PHONY: bench-growth
 bench-growth:
 	bash test/bench/guard_growth.sh
-# The planner-guard benchmark (pgbench, guards on vs off, 1 and 4 clients).
+# The planner-guard benchmark (pgbench, BloomGuard gates on guard indexes on
+# vs off, 1 and 4 clients).
 .PHONY: bench-planner
 bench-planner:
 	bash test/bench/planner_guards.sh
-# Guard indexes against the B-tree and the 1.1 shared guard: checks, inserts
+# Guard indexes against the B-tree (and the gated EXISTS): checks, inserts
 # and WAL, builds, restart to the first "no".
 .PHONY: bench-guard
 bench-guard:

@@ -102,6 +102,51 @@ DEALLOCATE q;
 DEALLOCATE r;
 -- a gate that answers "no" at the start raises nothing either
 SELECT * FROM gg_empty WHERE k = 5 LIMIT 0;
+-- a PL/pgSQL record's field is a parameter computed when read: unassigned,
+-- without the field or of another type it would fail, and then is not
+-- checked (the scan, under a false one-time filter or a false condition
+-- first, never reads it); assigned, it is checked
+CREATE FUNCTION gg_field(flag bool, fill bool) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+	r record;
+	n bigint;
+BEGIN
+	IF fill THEN
+		SELECT 5 AS k INTO r;
+	END IF;
+	SELECT count(*) INTO n FROM gg_empty WHERE flag AND k = r.k;
+	RETURN n;
+END $$;
+SET plan_cache_mode = force_generic_plan;
+SELECT gg_field(true, true), gg_field(false, false), gg_field(false, true);
+-- and BloomBatch does not prefetch with a filter argument read so (a 3.7 MB
+-- filter: batched otherwise), which the checks never read here
+CREATE TABLE gg_cand (id int, k int);
+INSERT INTO gg_cand SELECT g, g FROM generate_series(1, 2000) g;
+CREATE TABLE gg_filt (bf bloomfilter);
+INSERT INTO gg_filt SELECT bloom_add_all(bloom_empty(3000000, 0.01), array_agg(g))
+  FROM generate_series(2, 2000, 2) g;
+ANALYZE gg_cand;
+DO $$
+DECLARE
+	r record;
+	n bigint;
+BEGIN
+	FOR i IN 1..8 LOOP
+		IF i < 8 THEN
+			SELECT bf INTO r FROM gg_filt;
+		ELSE
+			r := NULL;
+		END IF;
+		SELECT count(*) INTO n FROM gg_cand WHERE id < 0 AND r.bf @> k;
+		IF n <> 0 THEN
+			RAISE EXCEPTION 'iteration %: % rows', i, n;
+		END IF;
+	END LOOP;
+END $$;
+DROP TABLE gg_cand, gg_filt;
+RESET plan_cache_mode;
+DROP FUNCTION gg_field(bool, bool);
 
 -- A cursor's plan is gated, and WHERE CURRENT OF finds the row in the gate
 BEGIN;

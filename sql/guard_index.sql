@@ -206,10 +206,33 @@ INSERT INTO ul VALUES (42);
 SELECT bloom_guard_contains('ul_g', 42) AS unlogged;
 SELECT pg_relation_size('ul_g', 'init') > 0 AS has_init_fork;
 
+-- deletes: VACUUM builds the guard again once it holds twice as many keys
+-- as the table has rows; a VACUUM with fewer deleted keys leaves it
+CREATE TABLE churn (id int, k text) WITH (autovacuum_enabled = off);
+INSERT INTO churn SELECT g, 'key' || g FROM generate_series(1, 20000) g;
+CREATE INDEX churn_g ON churn USING bloomguard (k);
+DELETE FROM churn WHERE id <= 8000;
+VACUUM churn;
+SELECT layers, capacity, added FROM bloom_guard_info('churn_g');
+DELETE FROM churn WHERE id <= 15000;
+INSERT INTO churn SELECT g, 'key' || g FROM generate_series(20001, 22000) g;
+VACUUM churn;
+SELECT layers, capacity, added FROM bloom_guard_info('churn_g');
+SELECT count(*) FILTER (WHERE NOT bloom_guard_contains('churn_g', k)) AS false_negatives,
+       count(*) AS keys FROM churn;
+SELECT count(*) FILTER (WHERE bloom_guard_contains('churn_g', 'key' || g)) < 300 AS deleted_forgotten
+  FROM generate_series(1, 15000) g;
+-- then it grows from there, and the gates use it
+INSERT INTO churn SELECT g, 'key' || g FROM generate_series(22001, 40000) g;
+SELECT layers, count(*) FILTER (WHERE NOT bloom_guard_contains('churn_g', k)) AS false_negatives
+  FROM churn, bloom_guard_info('churn_g') GROUP BY layers;
+SELECT * FROM churn WHERE k = 'key1';
+SELECT * FROM churn WHERE k = 'key39999';
+
 -- psql and the catalogs see an index like any other
 \d grow
 SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'e' ORDER BY 1;
 
-DROP TABLE gt, grow, s2.t2, e, p, sec, ul;
+DROP TABLE gt, grow, s2.t2, e, p, sec, ul, churn;
 DROP SCHEMA s2;
 DROP ROLE bf_guard_reader;

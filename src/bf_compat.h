@@ -56,4 +56,14 @@
 #define bf_rel_filenumber(rel) ((rel)->rd_node.relNode)
 #endif
 
+/*
+ * PostgreSQL 18 gave vacuum_delay_point an argument (is_analyze).  Include
+ * commands/vacuum.h to use it.
+ */
+#if PG_VERSION_NUM >= 180000
+#define bf_vacuum_delay_point() vacuum_delay_point(false)
+#else
+#define bf_vacuum_delay_point() vacuum_delay_point()
+#endif
+
 #endif							/* BF_COMPAT_H */

@@ -7,7 +7,7 @@
 # postgresql-15-hll for the build comparison), builds and installs the
 # extension, starts a throwaway server (temporary directory, postgres user,
 # free port, unix socket only; shared_buffers = 2GB, 2 parallel workers per
-# gather, JIT off, the library preloaded for the shared tier), runs
+# gather, JIT off), runs
 # test/bench/bench.sql in a fresh database and prints ONE table of the
 # targets of the performance budget (issue 13), each with its figure and its
 # ratio, measured side by side in this run, with the load average at the
@@ -22,6 +22,8 @@
 #                      — the figures are then not the budget's
 #   BF_BENCH_ADD_TIMEOUT  seconds allowed for the 100,000 PL/pgSQL adds
 #                      (default 20; "timeout" is printed past it)
+#   BF_BENCH_NO_BUILD=1  do not build and install the extension (use the
+#                      installed one)
 #   BF_KEEP_TMP=1, BF_PORT_BASE, BF_EXTRA_CONF — see test/lib.sh.
 set -euo pipefail
 
@@ -49,7 +51,9 @@ bench_ensure_hll() {
 START=$SECONDS
 bf_ensure_packages
 bench_ensure_hll
-bf_build_install
+if [[ ${BF_BENCH_NO_BUILD:-0} != 1 ]]; then
+	bf_build_install
+fi
 
 # Everything stays in shared buffers (the 10M-row table and its index, the
 # 62 MB filter); no checkpoint or autovacuum in the middle of a timing; JIT
@@ -62,8 +66,7 @@ bf_start_server \
 	"checkpoint_timeout = 30min" \
 	"autovacuum = off" \
 	"jit = off" \
-	"max_parallel_workers_per_gather = 2" \
-	"shared_preload_libraries = 'bloomfilter'"
+	"max_parallel_workers_per_gather = 2"
 
 # Sizes (psql variables of test/bench/bench.sql).
 if [[ ${BF_BENCH_QUICK:-0} == 1 ]]; then

@@ -8,7 +8,7 @@
  * (bfi_probe.c), called by the SQL functions (bfi_sql.c) and the planner's
  * gates.
  *
- * Layout on disk (BFI_FORMAT_VERSION 1; see src/README.md, "Guard index"):
+ * Layout on disk (BFI_FORMAT_VERSION 2; see src/README.md, "Guard index"):
  *
  *	block 0		the metapage: format version, key kind, the guard's target
  *				rate and first capacity, and the layers (BfiMetaPageData)
@@ -26,6 +26,12 @@
  * layer is appended (bfi_insert.c).  Layers are only ever appended, and the
  * pages of a new layer are all zero until a key is set on them: a page that
  * is new (all zero) holds no key.
+ *
+ * A VACUUM that finds the guard holding at least twice as many keys as the
+ * table has rows (deleted rows' keys) builds it again (bfi_rebuild.c): a
+ * new first layer ("next") is appended, every insert sets its keys there
+ * too, the table is read into it, and the metapage then makes it the only
+ * layer (base: its first page).
  *
  * Every change is WAL-logged as generic WAL (access/generic_xlog.h), which
  * needs nothing loaded for redo.
@@ -50,7 +56,7 @@
 #define BFI_AM_NAME			"bloomguard"
 
 #define BFI_MAGIC			0x47464C42	/* "BLFG", little-endian */
-#define BFI_FORMAT_VERSION	1
+#define BFI_FORMAT_VERSION	2
 
 #define BFI_METAPAGE_BLKNO	0
 #define BFI_MAX_LAYERS		BF_MAX_LAYERS
@@ -101,6 +107,9 @@ typedef struct BfiMetaPageData
 	uint64		capacity;		/* the first layer's capacity, c */
 	double		fpr;			/* the guard's target rate, P */
 	BfiLayer	layers[BFI_MAX_LAYERS];
+	BlockNumber base;			/* where layer 0 starts; 0: block 1 */
+	BfiLayer	next;			/* npages > 0: the layer a rebuild at VACUUM
+								 * fills, which every insert also sets */
 } BfiMetaPageData;
 
 #define BfiPageGetMeta(page) \
@@ -159,6 +168,10 @@ extern void bfi_extend_to(Relation index, BlockNumber nblocks);
 extern IndexBuildResult *bfi_build(Relation heap, Relation index,
 								   struct IndexInfo *indexInfo);
 extern void bfi_buildempty(Relation index);
+extern uint64 bfi_first_capacity(Relation index, double tuples);
+
+/* bfi_rebuild.c: a guard built again by VACUUM, forgetting deleted keys */
+extern uint64 bfi_rebuild_if_needed(IndexVacuumInfo *info, uint64 added);
 
 /* bfi_insert.c */
 extern bool bfi_insert(Relation index, Datum *values, bool *isnull,
@@ -166,6 +179,8 @@ extern bool bfi_insert(Relation index, Datum *values, bool *isnull,
 					   IndexUniqueCheck checkUnique, bool indexUnchanged,
 					   struct IndexInfo *indexInfo);
 extern void bfi_key_type(Relation index, BfKeyType *kt);
+extern Oid	bfi_hash_type(Relation index);
+extern void bfi_rebuild_add(Relation index, const BfiLayer *next, uint64 hash);
 
 /* bfi_vacuum.c */
 extern IndexBulkDeleteResult *bfi_bulkdelete(IndexVacuumInfo *info,

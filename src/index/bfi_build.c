@@ -51,21 +51,35 @@ index_options(Relation index, double *fpr, int *capacity)
 	*capacity = opts ? opts->capacity : 0;
 }
 
-/* The first layer's capacity: the option, else twice the estimated rows. */
+/*
+ * The first layer's capacity for a table of that many rows: the option,
+ * else twice the rows, at least BFI_MIN_CAPACITY.
+ */
+uint64
+bfi_first_capacity(Relation index, double tuples)
+{
+	double		fpr;
+	int			capacity;
+
+	index_options(index, &fpr, &capacity);
+	if (capacity > 0)
+		return (uint64) capacity;
+	if (!(tuples > 0))
+		return BFI_MIN_CAPACITY;
+	return (uint64) Max(BFI_MIN_CAPACITY, Min(2.0 * tuples, (double) PG_INT64_MAX / 4));
+}
+
+/* The first layer's capacity of a build: for the rows the planner estimates. */
 static uint64
-first_capacity(Relation heap, int capacity)
+first_capacity(Relation heap, Relation index)
 {
 	BlockNumber pages = 0;
 	double		tuples = 0;
 	double		allvisfrac;
 
-	if (capacity > 0)
-		return (uint64) capacity;
 	if (heap != NULL && heap->rd_tableam->relation_estimate_size != NULL)
 		table_relation_estimate_size(heap, NULL, &pages, &tuples, &allvisfrac);
-	if (!(tuples > 0))
-		return BFI_MIN_CAPACITY;
-	return (uint64) Max(BFI_MIN_CAPACITY, Min(2.0 * tuples, (double) PG_INT64_MAX / 4));
+	return bfi_first_capacity(index, tuples);
 }
 
 static void
@@ -244,7 +258,7 @@ bfi_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	bfi_key_type(index, &bs.kt);
 	index_options(index, &fpr, &capacity);
 	bs.meta.key_kind = (uint32) bs.kt.kind;
-	bs.meta.capacity = first_capacity(heap, capacity);
+	bs.meta.capacity = first_capacity(heap, index);
 	bs.meta.fpr = fpr;
 	bs.cxt = CurrentMemoryContext;
 	build_add_layer(index, &bs);
@@ -279,7 +293,7 @@ bfi_buildempty(Relation index)
 	bfi_key_type(index, &kt);
 	index_options(index, &fpr, &capacity);
 	memset(&meta, 0, sizeof(meta));
-	meta.capacity = first_capacity(NULL, capacity);
+	meta.capacity = first_capacity(NULL, index);
 	meta.fpr = fpr;
 	if (!bfi_layer_size(&meta, 0, BFI_METAPAGE_BLKNO + 1, &meta.layers[0]))
 		layer_too_large(index, 0);

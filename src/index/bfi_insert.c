@@ -11,6 +11,11 @@
  * all): a new layer is appended first, with the metapage locked
  * exclusively, and the key goes there.
  *
+ * While VACUUM builds the guard again (bfi_rebuild.c), every key is also set
+ * in the layer the rebuild fills, read from the metapage with the layers:
+ * a row whose insert read the metapage before the rebuild began was in the
+ * table before the rebuild read it.
+ *
  * Under SERIALIZABLE, a check predicate-locks the page of the key's block in
  * the first layer (bfi_probe.c), which every check of that key reads; an
  * insert checks for a conflict on that page whether or not it sets a bit, as
@@ -33,21 +38,31 @@ typedef enum AddResult
 	ADD_FULL					/* the layer is full: grow first */
 } AddResult;
 
-/* The key type of a guard's column. */
+/*
+ * The key type of a guard: its operator class's, not the column's.  The
+ * keys of a varchar column are hashed as text (text_bloomguard_ops), so an
+ * ALTER COLUMN TYPE between the two, which keeps the index, keeps the rule
+ * its keys were hashed by.
+ */
 void
 bfi_key_type(Relation index, BfKeyType *kt)
 {
-	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(index), 0);
-
-	bf_key_type_init(kt, att->atttypid, index->rd_indcollation[0], InvalidOid);
+	bf_key_type_init(kt, bfi_hash_type(index), index->rd_indcollation[0],
+					 InvalidOid);
 }
 
-/* Set a key in the last layer, unless that layer is full (and may grow). */
+/* The type a guard's keys are hashed as: its operator class's input type. */
+Oid
+bfi_hash_type(Relation index)
+{
+	return index->rd_opcintype[0];
+}
+
+/* Set a key in a layer, unless the layer is full (and may grow). */
 static AddResult
-add_to_layer(Relation index, const BfiMetaPageData *meta, uint64 hash,
+add_to_layer(Relation index, const BfiLayer *layer, uint64 hash,
 			 bool may_grow)
 {
-	const BfiLayer *layer = &meta->layers[meta->nlayers - 1];
 	uint32		b;
 	BlockNumber blkno = bfi_layer_page(layer, hash, &b);
 	Buffer		buf;
@@ -108,7 +123,8 @@ grow(Relation index, uint32 nlayers)
 	page = BufferGetPage(buf);
 	bfi_page_check(index, BFI_METAPAGE_BLKNO, page, BFI_PAGE_META);
 	meta = BfiPageGetMeta(page);
-	if (meta->nlayers == nlayers)
+	/* (not while a rebuild's layer lies where the new one would go) */
+	if (meta->nlayers == nlayers && meta->next.npages == 0)
 	{
 		last = &meta->layers[nlayers - 1];
 		if (nlayers < BFI_MAX_LAYERS &&
@@ -126,6 +142,13 @@ grow(Relation index, uint32 nlayers)
 	}
 	UnlockReleaseBuffer(buf);
 	return grown;
+}
+
+/* Set a key in the layer a rebuild fills (it does not grow). */
+void
+bfi_rebuild_add(Relation index, const BfiLayer *next, uint64 hash)
+{
+	add_to_layer(index, next, hash, false);
 }
 
 /* Add a hashed key to a guard. */
@@ -147,10 +170,21 @@ insert_hash(Relation index, uint64 hash)
 										   bfi_layer_page(&meta.layers[0], hash, &b));
 			conflict_checked = true;
 		}
+		/*
+		 * A rebuild under way: the layer it fills gets every key too, and
+		 * the old layers do not grow (a new one would be placed where the
+		 * rebuild's layer is).
+		 */
+		if (meta.next.npages > 0)
+		{
+			bfi_rebuild_add(index, &meta.next, hash);
+			may_grow = false;
+		}
 		for (uint32 i = 0; i + 1 < meta.nlayers; i++)
 			if (bfi_page_test(index, &meta.layers[i], hash))
 				return;
-		if (add_to_layer(index, &meta, hash, may_grow) == ADD_DONE)
+		if (add_to_layer(index, &meta.layers[meta.nlayers - 1], hash,
+						 may_grow) == ADD_DONE)
 			return;
 		if (!grow(index, meta.nlayers))
 			may_grow = false;

@@ -129,8 +129,8 @@ layer_check(Relation index, const BfiMetaPageData *m, uint32 i)
 {
 	BfiLayer	expect;
 	const BfiLayer *layer = &m->layers[i];
-	BlockNumber start = i == 0 ? BFI_METAPAGE_BLKNO + 1 :
-		m->layers[i - 1].start + m->layers[i - 1].npages;
+	BlockNumber start = i > 0 ? m->layers[i - 1].start + m->layers[i - 1].npages :
+		m->base > 0 ? m->base : BFI_METAPAGE_BLKNO + 1;
 
 	if (!bfi_layer_size(m, i, start, &expect))
 		meta_corrupted(index, "a layer of no possible size", i);
@@ -139,6 +139,22 @@ layer_check(Relation index, const BfiMetaPageData *m, uint32 i)
 		layer->capacity != expect.capacity ||
 		memcmp(&layer->fpr, &expect.fpr, sizeof(double)) != 0)
 		meta_corrupted(index, "a layer's geometry disagrees with its rate and capacity", i);
+}
+
+/* The layer a rebuild fills: a first layer of its own capacity. */
+static void
+next_check(Relation index, const BfiMetaPageData *m)
+{
+	BfiMetaPageData as_first = *m;
+	BfiLayer	expect;
+
+	as_first.capacity = m->next.capacity;
+	if (!bfi_layer_size(&as_first, 0, m->next.start, &expect) ||
+		m->next.start <= BFI_METAPAGE_BLKNO ||
+		m->next.npages != expect.npages || m->next.hashes != expect.hashes ||
+		m->next.share != expect.share ||
+		memcmp(&m->next.fpr, &expect.fpr, sizeof(double)) != 0)
+		meta_corrupted(index, "the rebuild's layer disagrees with its rate and capacity", 0);
 }
 
 /*
@@ -167,6 +183,7 @@ meta_check(Relation index, const BfiMetaPageData *m)
 	if (m->nlayers < 1 || m->nlayers > BFI_MAX_LAYERS)
 		meta_corrupted(index, "a layer count out of range", m->nlayers);
 	if (cached != NULL && cached->nlayers <= m->nlayers &&
+		cached->base == m->base &&
 		memcmp(cached, m, offsetof(BfiMetaPageData, layers) +
 			   cached->nlayers * sizeof(BfiLayer)) == 0)
 		first = cached->nlayers;
@@ -175,7 +192,11 @@ meta_check(Relation index, const BfiMetaPageData *m)
 		meta_corrupted(index, "a key kind, capacity or rate out of range", 0);
 	for (uint32 i = first; i < m->nlayers; i++)
 		layer_check(index, m, i);
-	if (first < m->nlayers)
+	if (m->next.npages > 0 &&
+		(cached == NULL || memcmp(&cached->next, &m->next, sizeof(BfiLayer)) != 0))
+		next_check(index, m);
+	if (first < m->nlayers || cached == NULL ||
+		memcmp(&cached->next, &m->next, sizeof(BfiLayer)) != 0)
 	{
 		if (cached == NULL)
 			index->rd_amcache = cached =

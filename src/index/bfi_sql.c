@@ -65,7 +65,7 @@ typedef struct GuardSite
 	Oid			userid;
 	LocalTransactionId lxid;
 	Oid			argtype;
-	Oid			atttypid;
+	Oid			hashtype;		/* what its keys are hashed as */
 	BfKeyConv	kc;
 } GuardSite;
 
@@ -306,27 +306,27 @@ site_get(FunctionCallInfo fcinfo, Relation index, bool text_arg)
 {
 	GuardSite  *site = fcinfo->flinfo->fn_extra;
 	Oid			argtype = text_arg ? TEXTOID : get_fn_expr_argtype(fcinfo->flinfo, 1);
-	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(index), 0);
+	Oid			hashtype = bfi_hash_type(index);
 
 	if (site != NULL && site->indexoid == RelationGetRelid(index) &&
 		site->userid == GetUserId() && site->lxid == BFI_LXID &&
-		site->argtype == argtype && site->atttypid == att->atttypid)
+		site->argtype == argtype && site->hashtype == hashtype)
 		return site;
 	if (site == NULL)
 		site = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(GuardSite));
 	site->indexoid = InvalidOid;
 	check_read_access(index, index->rd_index->indrelid);
 	if (text_arg)
-		bf_keyconv_check_text_arg(fcinfo, 1, getBaseType(att->atttypid),
+		bf_keyconv_check_text_arg(fcinfo, 1, getBaseType(hashtype),
 								  guard_what(index));
 	bf_keyconv_check_collation(PG_GET_COLLATION(), guard_what(index));
-	bf_keyconv_init(&site->kc, fcinfo->flinfo->fn_mcxt, att->atttypid,
+	bf_keyconv_init(&site->kc, fcinfo->flinfo->fn_mcxt, hashtype,
 					index->rd_indcollation[0], argtype, guard_what(index));
 	site->indexoid = RelationGetRelid(index);
 	site->userid = GetUserId();
 	site->lxid = BFI_LXID;
 	site->argtype = argtype;
-	site->atttypid = att->atttypid;
+	site->hashtype = hashtype;
 	fcinfo->flinfo->fn_extra = site;
 	return site;
 }

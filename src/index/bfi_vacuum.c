@@ -4,8 +4,10 @@
  *
  * A guard holds no tuple identifiers, so there is nothing to delete: a key
  * whose rows are all gone stays in the filter (a false positive, never a
- * false negative) until the guard is built again (REINDEX).  VACUUM reports
- * the guard's size and the keys set in it.
+ * false negative) until the guard is built again.  VACUUM's cleanup does
+ * that when the guard holds at least twice as many keys as the table has
+ * rows (bfi_rebuild.c), and reports the guard's size and the keys set in
+ * it.
  */
 #include "postgres.h"
 
@@ -40,6 +42,7 @@ bfi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	for (uint32 i = 0; i < sum->meta.nlayers; i++)
 		added += sum->added[i];
 	pfree(sum);
+	added = bfi_rebuild_if_needed(info, added);
 	stats->num_pages = RelationGetNumberOfBlocks(info->index);
 	stats->num_index_tuples = (double) added;
 	stats->estimated_count = true;

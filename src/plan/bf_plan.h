@@ -37,6 +37,7 @@ extern void bfp_init(void);		/* from _PG_init */
 
 /* bfp_clause.c */
 extern bool bfp_cannot_fail(PlannerInfo *root, Node *node);
+extern bool bfp_params_safe(Node *expr, ParamListInfo params);
 extern bool bfp_operator_agrees(Oid opno, int colside, Oid coltype,
 								Oid colcoll, Oid valtype);
 extern Node *bfp_clause_key(PlannerInfo *root, Expr *clause, Index rti,

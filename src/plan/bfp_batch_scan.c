@@ -89,6 +89,8 @@ typedef struct BatchScanState
 	bool		batching;		/* false: rows pass through */
 	bool		exhausted;		/* the scan returned its last row */
 	bool		short_scans;	/* a scan read too few rows to batch */
+	bool		unsafe_filter;	/* the filter argument's parameter could
+								 * fail to evaluate: never prefetched */
 	uint64		rows_read;		/* read since the last (re)scan */
 	int			idle_batches;	/* in a row, with nothing to prefetch */
 	uint64		pause_rows;		/* left to pass through before a batch tries
@@ -243,9 +245,15 @@ batch_begin(CustomScanState *node, EState *estate, int eflags)
 	b->fcinfo = palloc0(SizeForFunctionCallInfo(2));
 	InitFunctionCallInfoData(*b->fcinfo, flinfo, 2, collation, NULL, NULL);
 
-	/* the rows of a backward scan or a recheck pass through */
+	/*
+	 * The rows of a backward scan or a recheck pass through, and all rows
+	 * when reading the filter argument could fail (a PL/pgSQL record's
+	 * field): the prefetch would read it before any check does.
+	 */
+	b->unsafe_filter = !bfp_params_safe(list_nth(args, b->filter_argno),
+										estate->es_param_list_info);
 	b->batching = (eflags & (EXEC_FLAG_BACKWARD | EXEC_FLAG_EXPLAIN_ONLY)) == 0 &&
-		estate->es_epq_active == NULL;
+		estate->es_epq_active == NULL && !b->unsafe_filter;
 	b->next_pause = PAUSE_MIN_ROWS;
 	Assert(b->keyatt >= 1 && b->keyatt <= b->natts);
 	b->keylen = TupleDescAttr(node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
@@ -505,7 +513,7 @@ batch_rescan(CustomScanState *node)
 	b->pause_rows = 0;
 	b->next_pause = PAUSE_MIN_ROWS;
 	b->exhausted = false;
-	b->batching = b->batch_cxt != NULL && !b->short_scans;
+	b->batching = b->batch_cxt != NULL && !b->short_scans && !b->unsafe_filter;
 	ExecClearTuple(node->ss.ss_ScanTupleSlot);
 	if (node->ss.ps.chgParam != NULL)
 		UpdateChangedParamSet(child, node->ss.ps.chgParam);

@@ -10,6 +10,8 @@
  *  - the value is known before the scan runs and cannot fail to evaluate
  *    (bfp_cannot_fail): a gate evaluates it even where the scan would never
  *    evaluate its condition (an empty table, LIMIT 0, an empty outer side);
+ *    its statement parameters are checked again when the plan runs
+ *    (bfp_params_safe: PL/pgSQL computes some when read, and may fail);
  *    or, in a join clause of a parameterized path, it is a column of an
  *    outer relation, which the nested loop passes in for each rescan;
  *  - the operator compares as the filter's keys are hashed
@@ -282,4 +284,42 @@ bfp_clause_key(PlannerInfo *root, Expr *clause, Index rti, AttrNumber attnum,
 		}
 	}
 	return NULL;
+}
+
+/*
+ * Can every statement parameter (PARAM_EXTERN) of expr be read without an
+ * error, with this execution's parameters?  A parameter list of values
+ * (PREPARE, a protocol Bind, SQL functions) holds them already computed; a
+ * dynamic one computes them when read (PL/pgSQL: a record's field fails
+ * when the record is unassigned, has no such field or changed its type),
+ * and is asked speculatively, as the planner asks it: a hook declines what
+ * it could not fetch without risk.  A value of another type than the plan
+ * expects would fail too.
+ */
+static bool
+param_safe_walker(Node *node, ParamListInfo params)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXTERN)
+	{
+		Param	   *p = (Param *) node;
+		ParamExternData workspace;
+		ParamExternData *prm;
+
+		if (params == NULL || p->paramid <= 0 || p->paramid > params->numParams)
+			return true;
+		if (params->paramFetch != NULL)
+			prm = params->paramFetch(params, p->paramid, true, &workspace);
+		else
+			prm = &params->params[p->paramid - 1];
+		return prm == NULL || !OidIsValid(prm->ptype) || prm->ptype != p->paramtype;
+	}
+	return expression_tree_walker(node, param_safe_walker, params);
+}
+
+bool
+bfp_params_safe(Node *expr, ParamListInfo params)
+{
+	return !param_safe_walker(expr, params);
 }

@@ -5,7 +5,9 @@
  *		every guard answers "maybe".
  *
  * The keys (custom_exprs) are values known before the scan that cannot fail
- * to evaluate (bfp_clause.c).  Those known when the executor starts
+ * to evaluate (bfp_clause.c); a key whose statement parameter could fail
+ * with this execution's parameters (a PL/pgSQL record's field) is not
+ * checked (bfp_params_safe).  Those known when the executor starts
  * (constants and the statement's parameters) are checked there, and on
  * "no" the child is never initialized: a lookup over many partitions opens
  * only the scans of those that may hold the key.  The node checks on the
@@ -67,6 +69,8 @@ typedef enum GuardAnswer
 typedef struct GuardCheck
 {
 	Relation	index;			/* NULL: gone or not complete ("maybe") */
+	bool		unsafe;			/* a parameter of the key could fail to
+								 * evaluate: not checked ("maybe") */
 	ExprState  *key;
 	bool		any;			/* the key is an array of keys */
 	BfKeyType	kt;				/* how a key is hashed */
@@ -212,6 +216,8 @@ init_checks(GuardScanState *g)
 		GuardCheck *c = &g->checks[i];
 
 		c->index = open_guard(list_nth_oid(indexes, i));
+		c->unsafe = !bfp_params_safe(lfirst(lc),
+									 g->css.ss.ps.state->es_param_list_info);
 		c->key = ExecInitExpr(lfirst(lc), &g->css.ss.ps);
 		c->any = list_nth_int(any, i) != 0;
 		bf_key_type_init(&c->kt, list_nth_oid(hashtypes, i),
@@ -271,9 +277,12 @@ check_guards(GuardScanState *g)
 	{
 		GuardCheck *c = &g->checks[i];
 		bool		isnull;
-		Datum		value = ExecEvalExprSwitchContext(c->key, econtext, &isnull);
+		Datum		value;
 		MemoryContext old;
 
+		if (c->unsafe)
+			continue;
+		value = ExecEvalExprSwitchContext(c->key, econtext, &isnull);
 		if (isnull)
 			continue;
 		if (c->index != NULL)

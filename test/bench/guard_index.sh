@@ -2,38 +2,34 @@
 # test/bench/guard_index.sh — guard indexes (`make bench-guard`).  Never part
 # of the pass/fail tests: it measures, it does not judge.
 #
-# A table t of N text keys 'user' || i (default 1,000,000) with a B-tree t_k,
-# a guard index g (USING bloomguard, default options) and the 1.1 shared guard
-# 'public.t.k', compared side by side in one run, timed rounds alternating
-# (A, B, C, A, B, C, ...):
+# A table t of N text keys i::text (default 1,000,000) with a B-tree t_k
+# and a guard index g (USING bloomguard, default options), compared side by
+# side in one run, timed rounds alternating (A, B, C, A, B, C, ...):
 #   1. checks: N keys (90% absent) in one statement each, in the server:
-#      bloom_guard_contains('g', key) against bloom_shared_contains and an
-#      EXISTS probe of the B-tree (a nested loop over an index-only scan,
-#      planner gates off, the keys a subquery's column) and the same EXISTS
-#      with the planner's gate on g (BloomGuard above the index-only scan,
-#      checking each outer row's key), less the bare loop (the same
-#      statement without the check): ns per check and ratios; the
-#      false-positive rate each answered.  Then one prepared lookup per
-#      transaction, pgbench -n -M prepared -c 1 -T S: TPS of the guard, the
-#      shared guard, the B-tree's EXISTS and the gated EXISTS (pgbench and
-#      its backend pinned to CPU 0 with taskset).
+#      bloom_guard_contains('g', key) against an EXISTS probe of the B-tree
+#      (a nested loop over an index-only scan, planner gates off, the keys a
+#      subquery's column) and the same EXISTS with the planner's gate on g
+#      (BloomGuard above the index-only scan, checking each outer row's key),
+#      less the bare loop (the same statement without the check): ns per
+#      check and ratios; the false-positive rate each answered.  Then one
+#      prepared lookup per transaction, pgbench -n -M prepared -c 1 -T S: TPS
+#      of the guard, the B-tree's EXISTS and the gated EXISTS (pgbench and its
+#      backend pinned to CPU 0 with taskset).
 #   2. inserts: N/5 new keys (in an order scattered over the B-tree) into
 #      copies of t holding no index, only the B-tree, the B-tree and a guard,
-#      only a guard, the B-tree and a shared guard (its trigger), each after
-#      a CHECKPOINT (full_page_writes = on, so each first change of a page
-#      after it is a full-page image): µs and WAL bytes per row (the WAL
-#      insert position, pg_current_wal_insert_lsn, before and after), split
-#      by pg_waldump --stats into heap, B-tree and generic (the guard's)
-#      records and full-page images, and ratios.
-#   3. builds on t: CREATE INDEX USING bloomguard, CREATE INDEX (B-tree) and
-#      bloom_guard() + bloom_shared_wait() (the background build), with
-#      max_parallel_maintenance_workers = 0 (one process each); their sizes
-#      (pg_relation_size; the view bloom_shared_filters' memory_bytes).
+#      only a guard, each after a CHECKPOINT (full_page_writes = on, so each
+#      first change of a page after it is a full-page image): µs and WAL
+#      bytes per row (the WAL insert position, pg_current_wal_insert_lsn,
+#      before and after), split by pg_waldump --stats into heap, B-tree and
+#      generic (the guard's) records and full-page images, and ratios.
+#   3. builds on t: CREATE INDEX USING bloomguard and CREATE INDEX (B-tree),
+#      with max_parallel_maintenance_workers = 0 (one process each); their
+#      sizes (pg_relation_size).
 #   4. restart: after N/5 more rows are inserted into t (not checkpointed),
 #      pg_ctl restart -m fast, then pg_ctl stop -m immediate and start: time
 #      from the first connection the server accepts to the first query in
-#      which each guard answers "no" for an absent key (one psql run per probe:
-#      20-50 ms apart here), and the rows of t each answers "no" for (must be 0).
+#      which the guard answers "no" for an absent key (one psql run per probe:
+#      20-50 ms apart here), and the rows of t it answers "no" for (must be 0).
 # Prints the load average at the start and the end.
 #
 # Options (or the environment variables in brackets):
@@ -81,13 +77,14 @@ if ((BUILD)); then
 	bf_build_install
 fi
 
-# Everything cached: t and five copies of it (with their B-trees: about
-# 1 kB per key in all), the guards in the pool.
+# Everything cached: t and four copies of it (with their B-trees and
+# guards: about 1 kB per key in all).  The library is preloaded (not needed
+# since 2.0) so that no connection, pgbench's or a restart probe's, pays for
+# loading it.
 sb_mb=$((ROWS * 1200 / 1000000))
 ((sb_mb < 256)) && sb_mb=256
 bf_start_server \
 	"shared_preload_libraries = 'bloomfilter'" \
-	"bloomfilter.shared_memory = $(((ROWS * 24 / 1000000) + 64))" \
 	"shared_buffers = ${sb_mb}MB" \
 	"full_page_writes = on" \
 	"max_wal_size = 16GB" \
@@ -115,7 +112,7 @@ SET client_min_messages = warning;
 CREATE EXTENSION bloomfilter;
 CREATE EXTENSION pg_prewarm;
 CREATE TABLE t (k text NOT NULL);
-INSERT INTO t SELECT 'user' || i FROM generate_series(1, $ROWS) i;
+INSERT INTO t SELECT i::text FROM generate_series(1, $ROWS) i;
 VACUUM ANALYZE t;
 -- results: (part, variant, round, ms, n, wal bytes)
 CREATE TABLE runs (part text, variant text, round int, ms float8, n bigint, wal numeric);
@@ -150,7 +147,7 @@ CREATE FUNCTION med(float8[]) RETURNS float8 LANGUAGE sql IMMUTABLE AS
 \$\$ SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(\$1) x \$\$;
 SQL
 
-# ---- 3. builds (first, so that t has its three guards for what follows)
+# ---- 3. builds (first, so that t has its B-tree and guard for what follows)
 time_psql() {	# statements on stdin, run in one session; prints their ms
 	{
 		echo "SELECT clock_timestamp() AS t0 \\gset"
@@ -158,7 +155,7 @@ time_psql() {	# statements on stdin, run in one session; prints their ms
 		echo "SELECT round(extract(epoch FROM clock_timestamp() - :'t0') * 1000, 1);"
 	} | bf_psql -qAt -d bench | tail -n 1
 }
-bf_say "3. builds on $ROWS rows, $ROUNDS rounds: B-tree, guard index, shared guard"
+bf_say "3. builds on $ROWS rows, $ROUNDS rounds: B-tree, guard index"
 for ((r = 1; r <= ROUNDS; r++)); do
 	if ((r > 1)); then q "DROP INDEX t_k"; fi
 	ms=$(time_psql <<<"CREATE INDEX t_k ON t (k);")
@@ -166,31 +163,18 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	if ((r > 1)); then q "DROP INDEX g"; fi
 	ms=$(time_psql <<<"CREATE INDEX g ON t USING bloomguard (k);")
 	q "INSERT INTO runs VALUES ('build', 'guard', $r, $ms)"
-	if ((r > 1)); then q "SELECT bloom_unguard('t', 'k')" >/dev/null; fi
-	ms=$(time_psql <<'SQL'
-SELECT bloom_guard('t', 'k') \gset
-SELECT bloom_shared_wait('public.t.k', 60000) AS ready \gset
-\if :ready
-\else
-\warn 'bloom_shared_wait timed out'
-\endif
-SQL
-)
-	q "INSERT INTO runs VALUES ('build', 'shared', $r, $ms)"
-	printf '    round %d: B-tree %s ms, guard %s ms, shared %s ms\n' "$r" \
-		"$(q "SELECT ms FROM runs WHERE part = 'build' AND variant = 'btree' AND round = $r")" \
-		"$(q "SELECT ms FROM runs WHERE part = 'build' AND variant = 'guard' AND round = $r")" "$ms"
+	printf '    round %d: B-tree %s ms, guard %s ms\n' "$r" \
+		"$(q "SELECT ms FROM runs WHERE part = 'build' AND variant = 'btree' AND round = $r")" "$ms"
 done
 q "SELECT pg_prewarm('t'), pg_prewarm('t_k'), pg_prewarm('g')" >/dev/null
 
 # ---- 1. checks in the server
 M=$ROWS
 present=$((M / 10))
-KEY="'user' || CASE WHEN i % 10 = 0 THEN i ELSE $ROWS + i END"
+KEY="(CASE WHEN i % 10 = 0 THEN i ELSE $ROWS + i END)::text"
 declare -A CHECK=(
 	[bare]="SELECT count(*) FROM generate_series(1, $M) i WHERE ($KEY) IS NOT NULL"
 	[guard]="SELECT count(*) FROM generate_series(1, $M) i WHERE bloom_guard_contains('g', $KEY)"
-	[shared]="SELECT count(*) FROM generate_series(1, $M) i WHERE bloom_shared_contains('public.t.k', $KEY)"
 	[btree]="SELECT count(*) FROM (SELECT $KEY AS key FROM generate_series(1, $M) i OFFSET 0) s WHERE EXISTS (SELECT 1 FROM t WHERE k = s.key)"
 	[gate]="SELECT count(*) FROM (SELECT $KEY AS key FROM generate_series(1, $M) i OFFSET 0) s WHERE EXISTS (SELECT 1 FROM t WHERE k = s.key)"
 )
@@ -205,7 +189,7 @@ gate_plan=$(plan_of on "${CHECK[gate]}")
 bf_say "1. checks: $M keys (90% absent) per statement, $ROUNDS rounds (+1 warm-up); B-tree plan: $btree_plan; gated plan: $gate_plan"
 for ((r = 0; r <= ROUNDS; r++)); do
 	line="    round $r:"
-	for v in bare guard shared btree gate; do
+	for v in bare guard btree gate; do
 		res=$(q "SELECT ms || ' ' || n FROM bench_count(\$q\$${CHECK[$v]}\$q\$, $([[ $v == gate ]] && echo true || echo false))")
 		((r > 0)) && q "INSERT INTO runs VALUES ('check', '$v', $r, ${res% *}, ${res#* })"
 		line+=" $v ${res% *} ms (${res#* } maybe)"
@@ -227,9 +211,10 @@ lookup() {	# $1: the statement of :n
 $1
 PGB
 }
-lookup "SELECT bloom_guard_contains('g', 'user' || :n);" >"$W/guard.sql"
-lookup "SELECT bloom_shared_contains('public.t.k', 'user' || :n);" >"$W/shared.sql"
-lookup "SELECT EXISTS (SELECT 1 FROM t WHERE k = 'user' || :n);" >"$W/btree.sql"
+# The key is the statement's parameter, whole (its text the number): a key
+# computed from it ('user' || $1) is not gated, as textcat may fail.
+lookup "SELECT bloom_guard_contains('g', :n::text);" >"$W/guard.sql"
+lookup "SELECT EXISTS (SELECT 1 FROM t WHERE k = :n);" >"$W/btree.sql"
 cp "$W/btree.sql" "$W/gate.sql"
 # One client and its backend ping-pong: on different CPUs each wait ends in
 # an idle CPU's wake-up, and runs land in modes 2-5x apart depending on where
@@ -243,10 +228,15 @@ if command -v taskset >/dev/null 2>&1 && ALL_CPUS=$(taskset -p -c "$POSTMASTER" 
 else
 	bf_warn "taskset failed: pgbench and its backend are not pinned (the TPS will be noisier)"
 fi
-bf_say "1b. ${pin[*]:+${pin[*]} }pgbench -n -M prepared -c 1 -T $SECS, $ROUNDS rounds: guard, shared guard, B-tree EXISTS, the same EXISTS gated"
+# the lookup's generic plan with gates on (pgbench's prepared statement)
+lookup_plan=$(bf_psql -qAt -d bench -c "SET plan_cache_mode = force_generic_plan" \
+	-c "PREPARE p AS SELECT EXISTS (SELECT 1 FROM t WHERE k = \$1)" -c "EXPLAIN (COSTS OFF) EXECUTE p('1')" |
+	grep -v ':' | sed 's/^ *//; s/^-> *//' | paste -sd ';' | sed 's/;/; /g')
+bf_say "1b. gated lookup's generic plan: $lookup_plan"
+bf_say "1b. ${pin[*]:+${pin[*]} }pgbench -n -M prepared -c 1 -T $SECS, $ROUNDS rounds: guard, B-tree EXISTS, the same EXISTS gated"
 for ((r = 1; r <= ROUNDS; r++)); do
 	line="    round $r:"
-	for v in guard shared btree gate; do
+	for v in guard btree gate; do
 		gates=off
 		[[ $v == gate ]] && gates=on
 		out=$(PGOPTIONS="-c bloomfilter.planner_guards=$gates" \
@@ -264,7 +254,7 @@ done
 if ((${#pin[@]})); then taskset -p -c "$ALL_CPUS" "$POSTMASTER" >/dev/null; fi
 
 # ---- 2. inserts and WAL
-CONFIGS=(none btree both guard shared)
+CONFIGS=(none btree both guard)
 bf_say "2. inserts: copies of t for ${CONFIGS[*]}"
 for c in "${CONFIGS[@]}"; do
 	q "CREATE TABLE ins_$c AS SELECT k FROM t LIMIT $ROWS"
@@ -273,12 +263,6 @@ for c in "${CONFIGS[@]}"; do
 	btree) q "CREATE INDEX ins_btree_k ON ins_btree (k)" ;;
 	both) q "CREATE INDEX ins_both_k ON ins_both (k)"; q "CREATE INDEX ins_both_g ON ins_both USING bloomguard (k)" ;;
 	guard) q "CREATE INDEX ins_guard_g ON ins_guard USING bloomguard (k)" ;;
-	shared)
-		q "CREATE INDEX ins_shared_k ON ins_shared (k)"
-		q "SELECT bloom_guard('ins_shared', 'k')" >/dev/null
-		[[ $(q "SELECT bloom_shared_wait('public.ins_shared.k', 60000)") == t ]] ||
-			bf_warn "the shared guard of ins_shared is not ready"
-		;;
 	esac
 	q "SELECT pg_prewarm(c.oid) FROM pg_class c WHERE c.relname LIKE 'ins\\_${c}%'" >/dev/null
 done
@@ -304,7 +288,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	line="    round $r:"
 	for c in "${CONFIGS[@]}"; do
 		q "CHECKPOINT"
-		ins="INSERT INTO ins_$c SELECT 'user' || ($base + (i * $mult) % $NINS) FROM generate_series(0::bigint, $((NINS - 1))) i"
+		ins="INSERT INTO ins_$c SELECT ($base + (i * $mult) % $NINS)::text FROM generate_series(0::bigint, $((NINS - 1))) i"
 		res=$(q "SELECT ms || ' ' || wal || ' ' || lsn0 || ' ' || lsn1 FROM bench_exec(\$q\$$ins\$q\$)")
 		read -r ms wal lsn0 lsn1 <<<"$res"
 		q "INSERT INTO runs VALUES ('insert', '$c', $r, $ms, $NINS, $wal)"
@@ -332,8 +316,7 @@ c AS (
 	  FROM runs r JOIN b USING (round) WHERE r.part = 'check' AND r.variant <> 'bare' GROUP BY r.variant),
 s AS (SELECT variant, med(ns) AS ns, (SELECT min(x) FROM unnest(ns) x) AS lo,
 			 (SELECT max(x) FROM unnest(ns) x) AS hi, med(ms) AS ms, n FROM c),
-info AS (SELECT * FROM bloom_guard_info('g')),
-sh AS (SELECT estimated_fpr FROM bloom_shared_filters WHERE name = 'public.t.k')
+info AS (SELECT * FROM bloom_guard_info('g'))
 SELECT '| check | ns/check, median (min–max) | statement ms (median) | "maybe" of $M | measured FPR on the absent | estimated FPR |'
 UNION ALL SELECT '|---|---|---|---|---|---|'
 UNION ALL SELECT format('| bare loop (subtracted) | | %s | | | |',
@@ -341,19 +324,16 @@ UNION ALL SELECT format('| bare loop (subtracted) | | %s | | | |',
 UNION ALL
 SELECT format('| %s | %s (%s–%s) | %s | %s | %s%% | %s |',
 	CASE variant WHEN 'guard' THEN 'bloom_guard_contains (index g)'
-				 WHEN 'shared' THEN 'bloom_shared_contains (1.1 shared guard)'
 				 WHEN 'gate' THEN 'EXISTS, gated: BloomGuard, then the B-tree on "maybe"'
 				 ELSE 'EXISTS, B-tree probe (gates off)' END,
 	round(ns::numeric), round(lo::numeric), round(hi::numeric), round(ms::numeric, 1), n,
 	round(100.0 * (n - $present) / ($M - $present), 3),
 	CASE variant WHEN 'guard' THEN round(100 * (SELECT estimated_fpr FROM info)::numeric, 3) || '%'
-				 WHEN 'shared' THEN round(100 * (SELECT estimated_fpr FROM sh)::numeric, 3) || '%'
 				 ELSE '(exact)' END)
-  FROM (SELECT * FROM s ORDER BY array_position(ARRAY['guard', 'shared', 'btree', 'gate'], variant)) s
+  FROM (SELECT * FROM s ORDER BY array_position(ARRAY['guard', 'btree', 'gate'], variant)) s
 UNION ALL SELECT ''
-UNION ALL SELECT format('ratios of the medians: guard index / B-tree probe %sx; guard index / shared guard %sx; gated EXISTS / B-tree EXISTS %sx',
+UNION ALL SELECT format('ratios of the medians: guard index / B-tree probe %sx; gated EXISTS / B-tree EXISTS %sx',
 	round(((SELECT ns FROM s WHERE variant = 'guard') / (SELECT ns FROM s WHERE variant = 'btree'))::numeric, 2),
-	round(((SELECT ns FROM s WHERE variant = 'guard') / (SELECT ns FROM s WHERE variant = 'shared'))::numeric, 2),
 	round(((SELECT ns FROM s WHERE variant = 'gate') / (SELECT ns FROM s WHERE variant = 'btree'))::numeric, 2));
 SQL
 echo
@@ -367,12 +347,11 @@ UNION ALL SELECT '|---|---|---|'
 UNION ALL
 SELECT format('| %s | %s (%s–%s) | %s |',
 	CASE variant WHEN 'guard' THEN 'SELECT bloom_guard_contains(''g'', key)'
-				 WHEN 'shared' THEN 'SELECT bloom_shared_contains(''public.t.k'', key)'
 				 WHEN 'gate' THEN 'SELECT EXISTS (SELECT 1 FROM t WHERE k = key), gated'
 				 ELSE 'SELECT EXISTS (SELECT 1 FROM t WHERE k = key), gates off' END,
 	round(m::numeric), round(lo::numeric), round(hi::numeric),
 	round((m / (SELECT m FROM s WHERE variant = 'btree'))::numeric, 2))
-  FROM (SELECT * FROM s ORDER BY array_position(ARRAY['guard', 'shared', 'btree', 'gate'], variant)) s;
+  FROM (SELECT * FROM s ORDER BY array_position(ARRAY['guard', 'btree', 'gate'], variant)) s;
 SQL
 echo
 echo "2. Inserts of $NINS new keys into a copy of t ($ROWS rows at the first round, $NINS more each round), each after a CHECKPOINT; mean of $ROUNDS rounds"
@@ -393,15 +372,14 @@ UNION ALL SELECT '|---|---|---|---|---|---|---|---|'
 UNION ALL
 SELECT format('| %s | %s (%s–%s) | %s | %s | %s | %s (%s) | %s + %s | %s + %s |',
 	CASE variant WHEN 'none' THEN 'no index' WHEN 'btree' THEN 'B-tree'
-				 WHEN 'both' THEN 'B-tree + guard index' WHEN 'guard' THEN 'guard index only'
-				 ELSE 'B-tree + shared guard (trigger)' END,
+				 WHEN 'both' THEN 'B-tree + guard index' ELSE 'guard index only' END,
 	round(us::numeric, 2), round(us_lo::numeric, 2), round(us_hi::numeric, 2),
 	round((us / (SELECT us FROM x))::numeric, 2),
 	round(wal::numeric, 1), round((wal / (SELECT wal FROM x))::numeric, 2),
 	round(heap::numeric, 1), round(heap_fpi::numeric, 1),
 	round(btree_rec::numeric, 1), round(btree_fpi::numeric, 1),
 	round(gen_rec::numeric, 1), round(gen_fpi::numeric, 1))
-  FROM (SELECT * FROM s ORDER BY array_position(ARRAY['none', 'btree', 'both', 'guard', 'shared'], variant)) s
+  FROM (SELECT * FROM s ORDER BY array_position(ARRAY['none', 'btree', 'both', 'guard'], variant)) s
 UNION ALL SELECT ''
 UNION ALL SELECT format('added by the guard index: %s µs and %s WAL bytes per row (B-tree + guard against B-tree: %sx time, %sx WAL);'
 	|| ' by the B-tree: %s µs and %s B (guard only against B-tree only: %sx time, %sx WAL above the heap)',
@@ -425,48 +403,43 @@ bf_psql -qAt -d bench <<SQL
 WITH s AS (SELECT variant, med(array_agg(ms)) AS m, min(ms) AS lo, max(ms) AS hi
 			 FROM runs WHERE part = 'build' GROUP BY variant),
 sz AS (SELECT 'btree' AS variant, pg_relation_size('t_k') AS bytes
-	   UNION ALL SELECT 'guard', pg_relation_size('g')
-	   UNION ALL SELECT 'shared', memory_bytes FROM bloom_shared_filters WHERE name = 'public.t.k')
+	   UNION ALL SELECT 'guard', pg_relation_size('g'))
 SELECT '| build | ms, median (min–max) | x B-tree | size | x B-tree |'
 UNION ALL SELECT '|---|---|---|---|---|'
 UNION ALL
 SELECT format('| %s | %s (%s–%s) | %s | %s (%s bytes) | %s |',
 	CASE variant WHEN 'guard' THEN 'CREATE INDEX USING bloomguard'
-				 WHEN 'shared' THEN 'bloom_guard() + bloom_shared_wait()'
 				 ELSE 'CREATE INDEX (B-tree)' END,
 	round(m::numeric), round(lo::numeric), round(hi::numeric),
 	round((m / (SELECT m FROM s WHERE variant = 'btree'))::numeric, 2),
 	pg_size_pretty(sz.bytes), sz.bytes,
 	round(sz.bytes::numeric / (SELECT bytes FROM sz WHERE variant = 'btree'), 3))
-  FROM (SELECT * FROM s ORDER BY array_position(ARRAY['guard', 'shared', 'btree'], variant)) s JOIN sz USING (variant)
+  FROM (SELECT * FROM s ORDER BY array_position(ARRAY['guard', 'btree'], variant)) s JOIN sz USING (variant)
 UNION ALL SELECT ''
 UNION ALL SELECT format('guard g: %s layer(s), capacity %s, %s keys added, bloom_guard_info bytes %s, target %s%%, estimated FPR %s%%',
-	layers, capacity, added, bytes, 100 * target_fpr, round(100 * estimated_fpr::numeric, 3)) FROM bloom_guard_info('g')
-UNION ALL SELECT format('shared guard public.t.k: capacity %s, %s layer(s), %s keys added, memory %s bytes, estimated FPR %s%%',
-	capacity, layers, keys_added, memory_bytes, round(100 * estimated_fpr::numeric, 3))
-  FROM bloom_shared_filters WHERE name = 'public.t.k';
+	layers, capacity, added, bytes, 100 * target_fpr, round(100 * estimated_fpr::numeric, 3)) FROM bloom_guard_info('g');
 SQL
 
 # ---- 4. restarts
-# an absent key both guards answer "no" for before the restarts
+# an absent key the guard answers "no" for before the restarts
 absent=
 for ((j = 1; j <= 100; j++)); do
-	if [[ $(q "SELECT bloom_guard_contains('g', 'nobody$j') OR bloom_shared_contains('public.t.k', 'nobody$j')") == f ]]; then
+	if [[ $(q "SELECT bloom_guard_contains('g', 'nobody$j')") == f ]]; then
 		absent=nobody$j
 		break
 	fi
 done
 if [[ -z $absent ]]; then
-	bf_err "no absent key of 100 answered \"no\" by both guards"
+	bf_err "no absent key of 100 answered \"no\" by the guard"
 	exit 1
 fi
-PROBE="SELECT bloom_guard_contains('g', '$absent') || ' ' || bloom_shared_contains('public.t.k', '$absent')
+PROBE="SELECT bloom_guard_contains('g', '$absent')
 	|| ' ' || round(extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000, 2)"
-# Probe from $1 (ns, the start command issued) until both guards answer "no";
-# prints: start-to-accept ms, guard ms, shared ms, probes, the first query's
-# server ms and what it answered (times after the first accepted connection).
+# Probe from $1 (ns, the start command issued) until the guard answers "no";
+# prints: start-to-accept ms, guard ms, probes, the first query's server ms
+# and what it answered (times after the first accepted connection).
 probe() {
-	local t_issue=$1 t_acc='' t_g='' t_s='' n=0 first='' out t0 t1 g s
+	local t_issue=$1 t_acc='' t_g='' n=0 first='' out t0 t1 g
 	while :; do
 		t0=$(now_ns)
 		if out=$(bf_psql -qAt -d bench -c "$PROBE" 2>/dev/null); then
@@ -476,10 +449,9 @@ probe() {
 				t_acc=$t0
 				first="${out##* } ${out% *}"
 			fi
-			read -r g s _ <<<"$out"
+			read -r g _ <<<"$out"
 			[[ -z $t_g && $g == false ]] && t_g=$t1
-			[[ -z $t_s && $s == false ]] && t_s=$t1
-			[[ -n $t_g && -n $t_s ]] && break
+			[[ -n $t_g ]] && break
 		fi
 		if (($(now_ns) - t_issue > 180000000000)); then
 			break
@@ -490,20 +462,19 @@ probe() {
 		bf_err "the server accepted no connection within 180 s"
 		exit 1
 	fi
-	printf '%s %s %s %s %s\n' "$(ms_since "$t_issue" "$t_acc")" \
+	printf '%s %s %s %s\n' "$(ms_since "$t_issue" "$t_acc")" \
 		"$(if [[ -n $t_g ]]; then echo "$(ms_since "$t_acc" "$t_g")_ms"; else echo "not_within_180_s"; fi)" \
-		"$(if [[ -n $t_s ]]; then echo "$(ms_since "$t_acc" "$t_s")_ms"; else echo "not_within_180_s"; fi)" "$n" "$first"
+		"$n" "$first"
 }
-fneg() {	# rows of t each guard answers "no" for (false negatives), and the rows
-	q "SELECT count(*) FILTER (WHERE NOT bloom_guard_contains('g', k)) || ' '
-		|| count(*) FILTER (WHERE NOT bloom_shared_contains('public.t.k', k)) || ' ' || count(*) FROM t"
+fneg() {	# rows of t the guard answers "no" for (false negatives), and the rows
+	q "SELECT count(*) FILTER (WHERE NOT bloom_guard_contains('g', k)) || ' ' || count(*) FROM t"
 }
 declare -A RS
 for mode in restart immediate; do
 	base=$((ROWS * 5))
 	if [[ $mode == immediate ]]; then base=$((ROWS * 5 + NINS)); fi
 	# (committed synchronously: an immediate stop must not lose them)
-	q "SET synchronous_commit = on; INSERT INTO t SELECT 'user' || ($base + i) FROM generate_series(1, $NINS) i"
+	q "SET synchronous_commit = on; INSERT INTO t SELECT ($base + i)::text FROM generate_series(1, $NINS) i"
 	rows_t=$(q "SELECT count(*) FROM t")
 	bf_say "4. $mode: $rows_t rows in t ($NINS just inserted, not checkpointed)"
 	if [[ $mode == restart ]]; then
@@ -520,22 +491,22 @@ for mode in restart immediate; do
 	RS[$mode.rows]=$rows_t
 	RS[$mode.fn]=$(fneg)
 	RS[$mode.rows_after]=${RS[$mode.fn]##* }
-	echo "    $mode: ${RS[$mode]}; false negatives (guard, shared, of rows): ${RS[$mode.fn]}"
+	echo "    $mode: ${RS[$mode]}; false negatives (guard, of rows): ${RS[$mode.fn]}"
 done
 
 echo
 echo "4. Restart to the first exact \"no\" for an absent key ('$absent'), probing with psql (one connection per probe)"
 echo
-echo "| restart | start command to first accepted connection | guard index: first \"no\" after it | shared guard: first \"no\" after it | probes | first query (server ms, guard, shared) | rows of t answering \"no\": guard / shared (of rows) |"
-echo "|---|---|---|---|---|---|---|"
+echo "| restart | start command to first accepted connection | guard index: first \"no\" after it | probes | first query (server ms, guard) | rows of t answering \"no\" (of rows) |"
+echo "|---|---|---|---|---|---|"
 for mode in restart immediate; do
-	read -r acc g s n fms fg fs <<<"${RS[$mode]}"
-	read -r fg_n fs_n rows <<<"${RS[$mode.fn]}"
+	read -r acc g n fms fg <<<"${RS[$mode]}"
+	read -r fg_n rows <<<"${RS[$mode.fn]}"
 	case $mode in
 	restart) desc="pg_ctl restart -m fast" ;;
 	*) desc="pg_ctl stop -m immediate, start (crash recovery)" ;;
 	esac
-	echo "| $desc | $acc ms | ${g//_/ } | ${s//_/ } | $n | $fms ms: $fg, $fs | $fg_n / $fs_n (of $rows) |"
+	echo "| $desc | $acc ms | ${g//_/ } | $n | $fms ms: $fg | $fg_n (of $rows) |"
 done
 echo
 echo "(times are taken by the client: a probe is a psql start, connection and query, so the"

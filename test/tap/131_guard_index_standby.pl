@@ -18,6 +18,9 @@
 #     bloom_guard_info shows more than one layer and is identical to the
 #     primary's (physical replay), 0 false negatives, bloom_guard_filter
 #     holds every key.
+#     Then VACUUM builds the big guard again on the primary (three quarters
+#     of its rows deleted): the standby's guard is the primary's, every key
+#     answers true there, the deleted ones mostly false.
 #  4. An unlogged table's guard: on the standby (init fork only) a check
 #     does not answer false; after the promotion guard and table start empty
 #     (from the init forks, which came by WAL) and new keys are found.
@@ -171,6 +174,22 @@ is($standby->safe_psql('postgres', q{
 	SELECT count(*) FILTER (WHERE NOT bloom_contains(f.f, k)) || '/' || count(*) FROM grow, f}),
 	"0/$ng", 'standby: bloom_guard_filter of the grown guard holds every key');
 isnt($standby->psql('postgres', q{INSERT INTO grow VALUES (1)}), 0, 'standby: read-only');
+
+# A guard built again by VACUUM on the primary (three quarters of its rows
+# deleted): the standby replays the new layer and the switch to it.
+my $s_fn = $primary->safe_psql('postgres', q{SELECT pg_relation_filenode('s_g')});
+$primary->safe_psql('postgres', q{DELETE FROM s WHERE id % 4 <> 0});
+$primary->safe_psql('postgres', 'VACUUM s');
+$primary->wait_for_catchup($standby, 'replay');
+$ns = $primary->safe_psql('postgres', 'SELECT count(*) FROM s');
+my $s_info = q{SELECT layers || ',' || capacity || ',' || added FROM bloom_guard_info('s_g')};
+my $ps = $primary->safe_psql('postgres', $s_info);
+like($ps, qr/^1,/, "primary: VACUUM built the guard again ($ps layers,capacity,keys)");
+is($primary->safe_psql('postgres', q{SELECT pg_relation_filenode('s_g')}), $s_fn, 'primary: the same relfilenode');
+is($standby->safe_psql('postgres', $s_info), $ps, 'standby: the rebuilt guard replayed, as on the primary');
+all_found($standby, 's_g', $s_keys, $ns, 'standby, after the rebuild');
+mostly_false($standby, 's_g', "SELECT k FROM (SELECT 'seed' || i AS k FROM generate_series(1, 20000) i WHERE i % 4 <> 0) d", 15000,
+	'standby: keys of the deleted rows, after the rebuild');
 
 # An unlogged table's guard: the standby has its init fork only.  Reading
 # the table there fails; a check must not answer false for its keys.

@@ -26,6 +26,11 @@
 #     its validation, a row committed meanwhile that the guard lacks) and one
 #     left invalid by a cancelled CREATE INDEX CONCURRENTLY: a check must not
 #     answer false for a key of the table (an error or "maybe").
+#  5. VACUUM builds a guard again once it holds twice as many keys as the
+#     table has rows (bfi_rebuild.c), while writers insert and delete: the
+#     same relfilenode, one layer sized for the rows, every key of the table
+#     answers true (during and after), the deleted keys mostly false; a
+#     second VACUUM with nothing to forget leaves it.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -241,6 +246,38 @@ ok($st2 ne 'OK' || $o2 eq '0',
 	"an invalid guard: no key of the table answers false (got $st2, '$o2' keys answering false)");
 $_->quit for @s;
 one($node, 'DROP INDEX ci_g');
+
+# ------------------------------------------------ 5. rebuilt by VACUUM ----
+one($node, q{
+	CREATE TABLE vr (id bigserial PRIMARY KEY, k int8 NOT NULL) WITH (autovacuum_enabled = off);
+	INSERT INTO vr (k) SELECT i FROM generate_series(1, 200000) i;
+	CREATE INDEX vr_g ON vr USING bloomguard (k) WITH (capacity = 20000);
+	DELETE FROM vr WHERE k <= 160000;
+	CREATE SEQUENCE vseq START 1000000;
+});
+my $vr_before = one($node, q{SELECT layers || ',' || added FROM bloom_guard_info('vr_g')});
+$fn = one($node, q{SELECT pg_relation_filenode('vr_g')});
+@w = map {
+	start_writer($node, q{
+		INSERT INTO vr (k) SELECT nextval('vseq') FROM generate_series(1, 100);
+		DELETE FROM vr WHERE id IN (SELECT id FROM vr WHERE k >= 1000000 ORDER BY id LIMIT 20);})
+} 1 .. 2;
+ok(poll_for($node, 'postgres', q{SELECT count(*) > 41000 FROM vr}, 't', 30), 'vr: the writers are inserting');
+($during, $took) = rows_during($node, 'vr', 'VACUUM vr');
+note("VACUUM vr took about $took s; the guard was $vr_before (layers,keys)");
+cmp_ok($during, '>', 0, "VACUUM: $during rows were inserted (net) while it ran");
+is(one($node, q{SELECT pg_relation_filenode('vr_g')}), $fn, 'VACUUM: the guard keeps its relfilenode');
+like(one($node, q{SELECT layers || ',' || (added < 150000)::text FROM bloom_guard_info('vr_g')}),
+	qr/^[12],true$/, "VACUUM: the guard was built again (before: $vr_before layers,keys)");
+none_false($node, 'vr_g', 'SELECT k FROM vr', 40000, 'after the rebuild by VACUUM (writers running)');
+stop_writers($node, 'vr', @w);
+my $nvr = one($node, 'SELECT count(*) FROM vr');
+is(false_of($node, 'vr_g', 'SELECT k FROM vr'), "0/$nvr", "vr, writers stopped: all $nvr keys answer true");
+mostly_false($node, 'vr_g', 'SELECT generate_series(1, 20000)::int8', 20000, 'vr: keys of deleted rows');
+my $vr_after = one($node, q{SELECT capacity || ',' || layers FROM bloom_guard_info('vr_g')});
+one($node, 'VACUUM vr');
+is(one($node, q{SELECT capacity || ',' || layers FROM bloom_guard_info('vr_g')}), $vr_after,
+	'a VACUUM with few deleted keys leaves the guard');
 
 $node->stop;
 done_testing();
