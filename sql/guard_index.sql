@@ -229,6 +229,24 @@ SELECT layers, count(*) FILTER (WHERE NOT bloom_guard_contains('churn_g', k)) AS
 SELECT * FROM churn WHERE k = 'key1';
 SELECT * FROM churn WHERE k = 'key39999';
 
+-- ALTER COLUMN TYPE between text and varchar keeps the index (one operator
+-- class): its keys, trailing blanks and all, are still found
+CREATE TABLE av (id int, k varchar);
+INSERT INTO av SELECT g, 'k' || g || ' ' FROM generate_series(1, 1000) g;
+CREATE INDEX av_g ON av USING bloomguard (k);
+SELECT pg_relation_filenode('av_g') AS before_alter \gset
+ALTER TABLE av ALTER COLUMN k TYPE text;
+SELECT pg_relation_filenode('av_g') = :before_alter AS same_file,
+       bloom_guard_contains('av_g', 'k5 '::text) AS k5,
+       count(*) FILTER (WHERE NOT bloom_guard_contains('av_g', k)) AS false_negatives
+  FROM av;
+ALTER TABLE av ALTER COLUMN k TYPE varchar;
+INSERT INTO av VALUES (1001, 'k1001 ');
+SELECT bloom_guard_contains('av_g', 'k5 '::varchar) AS k5,
+       count(*) FILTER (WHERE NOT bloom_guard_contains('av_g', k)) AS false_negatives
+  FROM av;
+DROP TABLE av;
+
 -- psql and the catalogs see an index like any other
 \d grow
 SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'e' ORDER BY 1;
