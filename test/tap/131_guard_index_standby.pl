@@ -180,7 +180,9 @@ isnt($standby->psql('postgres', q{INSERT INTO grow VALUES (1)}), 0, 'standby: re
 my $s_fn = $primary->safe_psql('postgres', q{SELECT pg_relation_filenode('s_g')});
 $primary->safe_psql('postgres', q{DELETE FROM s WHERE id % 4 <> 0});
 $primary->safe_psql('postgres', 'VACUUM s');
-$primary->wait_for_catchup($standby, 'replay');
+# (VACUUM writes no commit record, so nothing flushed its WAL yet: wait for
+# the replay of all it inserted)
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
 $ns = $primary->safe_psql('postgres', 'SELECT count(*) FROM s');
 my $s_info = q{SELECT layers || ',' || capacity || ',' || added FROM bloom_guard_info('s_g')};
 my $ps = $primary->safe_psql('postgres', $s_info);
