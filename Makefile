@@ -100,6 +100,13 @@ bench-planner:
 bench-guard:
 	bash test/bench/guard_index.sh
 
+# The disk-bound lookup benchmark: a users table several times the server's
+# memory (a memory cgroup), reads throttled (a blkio cgroup), gated lookups of
+# absent names against unguarded ones.
+.PHONY: bench-seed
+bench-seed:
+	bash test/bench/seed.sh
+
 # Plain C unit tests of the PostgreSQL-free core.
 core-test:
 	$(MAKE) -C test/core

@@ -34,3 +34,8 @@ bf_start_server \
 
 bf_psql -q -d postgres -c "CREATE DATABASE demo"
 bf_psql -q -d demo -f test/demo.sql
+bf_stop_server
+
+bf_say "guards where they pay: lookups that miss the cache, unguarded and gated"
+BF_BENCH_NO_BUILD=1 BF_SEED_ROWS=${BF_DEMO_SEED_ROWS:-2000000} BF_SEED_MEM_MB=48 \
+	BF_SEED_SECS=6 BF_SEED_ROUNDS=1 bash test/bench/seed.sh
