@@ -11,7 +11,7 @@
  * guard index of that column, and for a table with inheritance children
  * also theirs).  Indexes are made and dropped by CREATE INDEX, DROP INDEX
  * and REINDEX run as the caller, with their rights, locks and event
- * triggers.
+ * triggers, under a fixed search_path.
  *
  * The C symbols of the 1.1 functions that 2.0 drops stay, as stubs, since
  * the install and update scripts of 1.0 and 1.1 name them: in a database
@@ -34,6 +34,7 @@
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
+#include "utils/guc.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -282,17 +283,26 @@ bloom_shared_wait(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(guards != NIL);
 }
 
-/* Run a utility command as the caller. */
+/*
+ * Run a utility command as the caller, with search_path = pg_catalog,
+ * pg_temp meanwhile (its names are qualified, and so is anything the
+ * command looks up by name).
+ */
 static void
 run_command(const char *sql)
 {
+	int			save_nestlevel = NewGUCNestLevel();
 	int			rc;
 
+	(void) set_config_option("search_path", "pg_catalog, pg_temp",
+							 PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
 	SPI_connect();
 	rc = SPI_execute(sql, false, 0);
 	if (rc != SPI_OK_UTILITY)
 		elog(ERROR, "SPI_execute of \"%s\" returned %d", sql, rc);
 	SPI_finish();
+	AtEOXact_GUC(true, save_nestlevel);
 }
 
 static char *
