@@ -3,7 +3,7 @@
 # that Debian 12 does not package, built or unpacked from Debian's archive
 # into a cache directory outside the clone, and reused while complete.
 #
-#   bash test/pg-build.sh server 18     build PostgreSQL 18 from Debian's
+#   bash test/pg-build.sh server 18     build PostgreSQL 18 (or 17) from Debian's
 #                                       source package (with contrib's citext,
 #                                       pg_regress, the Perl TAP modules and
 #                                       pgTAP) into $BF_PG_CACHE/pg18-<version>
@@ -19,7 +19,8 @@
 # (re)built.  BF_PG_REBUILD=1 rebuilds even a complete one.
 #
 # Source and binary packages come from Debian's archive (sid's source of
-# PostgreSQL 18 and pgTAP, trixie's postgresql-server-dev-17) through a
+# PostgreSQL 18 and pgTAP, trixie's of PostgreSQL 17, trixie's
+# postgresql-server-dev-17) through a
 # private apt configuration under $BF_PG_CACHE/apt: the system's apt sources,
 # preferences and package lists are neither read for these nor changed, so
 # nothing from sid or trixie can ever be installed or upgraded on the system.
@@ -82,8 +83,8 @@ apt_opts() {
 		-o "APT::Sandbox::User=root"
 }
 
-# apt-get / apt-cache with the private configuration: only sid's source
-# index and trixie's binary index.
+# apt-get / apt-cache with the private configuration: only sid's and
+# trixie's source indexes and trixie's binary index.
 # One at a time (apt-get fails at once when another holds its lists' lock):
 # a server build and a header download may run side by side.
 papt_get() {
@@ -105,9 +106,10 @@ apt_setup() {
 	cat >"$APT_DIR/sources.list" <<-EOF
 		# private to test/pg-build.sh: never used by the system's apt
 		deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $BF_DEBIAN_MIRROR sid main
+		deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $BF_DEBIAN_MIRROR trixie main
 		deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $BF_DEBIAN_MIRROR trixie main
 	EOF
-	say "apt-get update (private lists in $APT_DIR: sid sources, trixie binaries)"
+	say "apt-get update (private lists in $APT_DIR: sid and trixie sources, trixie binaries)"
 	papt_get -q update >&2 || die "apt-get update of the private sources failed"
 	APT_UPDATED=1
 }
@@ -115,7 +117,7 @@ apt_setup() {
 # Install (system apt, Debian 12) whatever of the build dependencies is missing.
 ensure_build_deps() {
 	local want=(gcc make perl bison flex pkg-config libicu-dev
-		zlib1g-dev libipc-run-perl bzip2 xz-utils dpkg-dev)
+		zlib1g-dev libipc-run-perl bzip2 xz-utils dpkg-dev curl)
 	local missing=() p
 	for p in "${want[@]}"; do
 		[[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) == installed ]] || missing+=("$p")
@@ -130,9 +132,25 @@ ensure_build_deps() {
 	fi
 }
 
-# Source package version of $1 in the private sid sources.
+# Source package version of $1 in the private sources (the newest).
 src_version() {
-	papt_cache showsrc "$1" 2>/dev/null | awk '/^Version:/ { print $2; exit }'
+	papt_cache showsrc "$1" 2>/dev/null | awk '/^Version:/ { print $2 }' | sort -V | tail -n 1
+}
+
+# The upstream tarball of $1 (postgresql-NN) of the newest minor release up
+# to $2 that the archive's pool still holds, into $3; its version.  (A mirror
+# may lag its index: the index names a release whose tarball it lacks.)
+pool_tarball() {
+	local pkg=$1 major=${2%%.*} minor=${2#*.} dir=$3 url
+	for ((; minor >= 0; minor--)); do
+		url=$BF_DEBIAN_MIRROR/pool/main/p/$pkg/${pkg}_$major.$minor.orig.tar.bz2
+		if curl -fsS -o "$dir/${pkg}_$major.$minor.orig.tar.bz2" "$url" 2>/dev/null; then
+			say "downloaded $url (the index's release is not in the pool)"
+			echo "$major.$minor"
+			return 0
+		fi
+	done
+	return 1
 }
 
 # ------------------------------------------------------------------ server ----
@@ -147,15 +165,20 @@ build_server() {
 	ensure_build_deps
 	apt_setup
 	ver=$(src_version "$pkg")
-	[[ -n $ver ]] || die "no source package $pkg in Debian sid"
+	[[ -n $ver ]] || die "no source package $pkg in Debian sid or trixie"
 	upstream=${ver%-*}
 	prefix=$BF_PG_CACHE/pg$major-$upstream
 	work=$(mktemp -d "$BF_PG_CACHE/build-pg$major.XXXXXX")
 	# shellcheck disable=SC2064 # expand now
 	trap "rm -rf '$work'" EXIT
-	say "downloading the source of $pkg $ver and pgtap (Debian sid)"
-	(cd "$work" && papt_get -q source --download-only --tar-only "$pkg" pgtap >&2) ||
-		die "apt-get source $pkg pgtap failed"
+	say "downloading the source of $pkg $ver and pgtap (Debian)"
+	(cd "$work" && papt_get -q source --download-only --tar-only pgtap >&2) ||
+		die "apt-get source pgtap failed"
+	if ! (cd "$work" && papt_get -q source --download-only --tar-only "$pkg" >&2); then
+		upstream=$(pool_tarball "$pkg" "$upstream" "$work") ||
+			die "apt-get source $pkg failed, and no $pkg tarball of $major.x is in the pool"
+		prefix=$BF_PG_CACHE/pg$major-$upstream
+	fi
 	tarball=$(ls "$work"/"${pkg}"_*.orig.tar.* | head -n 1)
 	pgtap_tar=$(ls "$work"/pgtap_*.orig.tar.* | head -n 1)
 	mkdir "$work/pg" "$work/pgtap"

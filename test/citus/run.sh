@@ -141,7 +141,9 @@ out=$(q -p "${PORTS[1]}" -c "CREATE EXTENSION citus" &&
 		-c "SELECT citus_add_node('localhost', ${PORTS[2]})" \
 		-c "CREATE EXTENSION bloomfilter" &&
 	q -p "${PORTS[1]}" -c "SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter'")
-if [[ $? -eq 0 && $out == *1.1* ]]; then
+setup_rc=$?
+BF_VERSION=$(sed -nE "s/^default_version *= *'([^']*)'.*/\1/p" "$(dirname "${BASH_SOURCE[0]}")/../../bloomfilter.control")
+if [[ $setup_rc -eq 0 && ${out##*$'\n'} == "$BF_VERSION" ]]; then
 	ok "cluster: coordinator and 2 workers, bloomfilter created on all nodes"
 else
 	not_ok "cluster setup: $out"
