@@ -227,23 +227,45 @@ BEGIN
 	LOOP
 		EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', t.tgname, t.rel);
 	END LOOP;
+	-- parents first: a guard on a parent guards its children too
 	FOR d IN SELECT def.rel, def.column_name, def.fpr, def.capacity
 			   FROM bloom_shared_definitions def
 			   JOIN pg_catalog.pg_attribute a
 				 ON a.attrelid OPERATOR(pg_catalog.=) def.rel
 				AND a.attname OPERATOR(pg_catalog.=) def.column_name
 				AND NOT a.attisdropped
-			  WHERE NOT EXISTS (
-					SELECT FROM pg_catalog.pg_index i
-					  JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) i.indexrelid
-					  JOIN pg_catalog.pg_am am ON am.oid OPERATOR(pg_catalog.=) c.relam
-					 WHERE i.indrelid OPERATOR(pg_catalog.=) def.rel
-					   AND am.amname OPERATOR(pg_catalog.=) 'bloomguard'
-					   AND i.indnatts OPERATOR(pg_catalog.=) 1
-					   AND i.indkey[0] OPERATOR(pg_catalog.=) a.attnum)
-			  ORDER BY def.id
+			  ORDER BY (WITH RECURSIVE up(r) AS (
+							SELECT def.rel::pg_catalog.oid
+							UNION
+							SELECT h.inhparent FROM pg_catalog.pg_inherits h, up
+							 WHERE h.inhrelid OPERATOR(pg_catalog.=) up.r)
+						SELECT pg_catalog.count(*) FROM up),
+					   def.id
 	LOOP
-		PERFORM bloom_guard(d.rel, d.column_name, d.fpr, d.capacity);
+		-- (a column guarded meanwhile, by its parent's guard or by hand, keeps that guard)
+		CONTINUE WHEN EXISTS (
+			SELECT FROM pg_catalog.pg_index i
+			  JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) i.indexrelid
+			  JOIN pg_catalog.pg_am am ON am.oid OPERATOR(pg_catalog.=) c.relam
+			  JOIN pg_catalog.pg_attribute a
+				ON a.attrelid OPERATOR(pg_catalog.=) i.indrelid
+			   AND a.attnum OPERATOR(pg_catalog.=) i.indkey[0]
+			 WHERE i.indrelid OPERATOR(pg_catalog.=) d.rel
+			   AND am.amname OPERATOR(pg_catalog.=) 'bloomguard'
+			   AND i.indnatts OPERATOR(pg_catalog.=) 1
+			   AND a.attname OPERATOR(pg_catalog.=) d.column_name);
+		-- 1.1 took rates up to 1 and bigint capacities; a guard index takes
+		-- rates up to 0.5 and int capacities
+		IF d.fpr OPERATOR(pg_catalog.>) 0.5::float8
+		   OR d.capacity OPERATOR(pg_catalog.>) 2147483647::bigint THEN
+			RAISE NOTICE 'guard of column % of %: rate % and capacity % limited to 0.5 and 2147483647',
+				d.column_name, d.rel, d.fpr, d.capacity;
+		END IF;
+		PERFORM bloom_guard(d.rel, d.column_name,
+							LEAST(d.fpr, 0.5::float8),
+							-- (LEAST ignores NULL: a NULL capacity, sized from the table, stays NULL)
+							CASE WHEN d.capacity IS NOT NULL
+								 THEN LEAST(d.capacity, 2147483647::bigint) END);
 	END LOOP;
 END $$;
 
@@ -294,8 +316,12 @@ CREATE OR REPLACE VIEW bloom_shared_filters AS
 		  FROM (SELECT t.relid FROM pg_catalog.pg_partition_tree(i.indexrelid) t
 				 WHERE t.isleaf AND c.relkind OPERATOR(pg_catalog.=) 'I'
 				UNION ALL
-				SELECT i.indexrelid WHERE c.relkind OPERATOR(pg_catalog.=) 'i') p,
-			   LATERAL bloom_guard_info(p.relid) f
+				SELECT i.indexrelid WHERE c.relkind OPERATOR(pg_catalog.=) 'i') p
+		  JOIN pg_catalog.pg_index li ON li.indexrelid OPERATOR(pg_catalog.=) p.relid,
+			   -- each guard read is its table's: the role may read it
+			   LATERAL (SELECT * FROM bloom_guard_info(p.relid)
+						 WHERE pg_catalog.has_column_privilege(li.indrelid, li.indkey[0], 'SELECT')
+						   AND NOT pg_catalog.row_security_active(li.indrelid)) f
 		 WHERE pg_catalog.has_column_privilege(i.indrelid, a.attnum, 'SELECT')
 		   AND NOT pg_catalog.row_security_active(i.indrelid)) g ON true
 	 WHERE am.amname OPERATOR(pg_catalog.=) 'bloomguard'

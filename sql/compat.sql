@@ -31,6 +31,8 @@ SELECT bloom_guard('compat_t', 'nocolumn');
 SELECT bloom_guard('compat_t', 'id', layout => 'classic');
 SELECT bloom_guard(NULL, 'id');
 SELECT bloom_guard('compat_t', 'id', fpr => 2);
+SELECT bloom_guard('compat_t', 'id', capacity => 0);
+SELECT bloom_guard('compat_t', 'id', capacity => 3000000000);
 SELECT bloom_shared_contains('public.compat_t.id', 1);
 SELECT bloom_shared_contains('compat_t', 1);
 SELECT bloom_shared_contains('no.such.thing.here', 1);
@@ -49,6 +51,15 @@ INSERT INTO compat_c VALUES (2);
 SELECT bloom_guard('compat_p', 'k');
 SELECT bloom_shared_contains('public.compat_p.k', 2), bloom_shared_contains('public.compat_p.k', 3);
 SELECT bloom_shared_get('public.compat_p.k');
+-- a role that may read the parent checks through it, as it queries it
+CREATE ROLE compat_reader;
+GRANT SELECT ON compat_p TO compat_reader;
+ALTER TABLE compat_c ENABLE ROW LEVEL SECURITY;
+SET ROLE compat_reader;
+SELECT bloom_shared_contains('public.compat_p.k', 2) AS through_parent;
+SELECT bloom_shared_contains('public.compat_c.k', 2) AS child_itself;
+RESET ROLE;
+ALTER TABLE compat_c DISABLE ROW LEVEL SECURITY;
 -- a child without a guard: every key "maybe"
 DROP INDEX compat_c_k_idx;
 SELECT bloom_shared_contains('public.compat_p.k', 3);
@@ -61,11 +72,19 @@ INSERT INTO compat_r SELECT generate_series(0, 199);
 SELECT bloom_guard('compat_r', 'k');
 SELECT bloom_shared_contains('public.compat_r.k', 150), bloom_shared_contains('public.compat_r.k', 1500);
 SELECT name, state, keys_added, partitions FROM bloom_shared_filters;
+-- a role that may read the partitioned table sees its guard in the view
+GRANT SELECT ON compat_r TO compat_reader;
+SET ROLE compat_reader;
+SELECT name, state, keys_added, partitions FROM bloom_shared_filters;
+RESET ROLE;
+-- a partition's guard belongs to the partitioned table's
+SELECT bloom_unguard('compat_r1', 'k');
 SELECT bloom_unguard('compat_r', 'k');
 SELECT count(*) FROM pg_indexes WHERE tablename LIKE 'compat_r%';
 -- the functions 2.0 dropped are gone
 SELECT bloom_shared_add('public.compat_t.username', 'x');
 DROP TABLE compat_t, compat_p, compat_c, compat_r;
+DROP ROLE compat_reader;
 
 --
 -- The update from 1.1: its guards become guard indexes.  (A 1.1 database
@@ -86,7 +105,10 @@ CREATE TABLE up_gone (k int);
 INSERT INTO bloom_shared_definitions (name, rel, column_name, fpr, capacity, layout) VALUES
 	('"public"."up_t"."k"', 'up_t', 'k', 0.01, NULL, 'blocked'),
 	('"public"."up_p"."k"', 'up_p', 'k', 0.001, 5000, 'counting'),
-	('"public"."up_gone"."k"', 'up_gone', 'k', 0.01, NULL, 'blocked');
+	('"public"."up_gone"."k"', 'up_gone', 'k', 0.01, NULL, 'blocked'),
+	-- 1.1 took a child guarded beside its parent, and rates and capacities a
+	-- guard index does not
+	('"public"."up_c"."k"', 'up_c', 'k', 0.6, 3000000000, 'blocked');
 CREATE TRIGGER bloom_guard_k AFTER INSERT OR UPDATE ON up_t
 	FOR EACH ROW EXECUTE FUNCTION bloom_shared_trigger('"public"."up_t"."k"');
 DROP TABLE up_gone;

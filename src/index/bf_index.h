@@ -146,6 +146,7 @@ extern void bfi_data_page_init(Page page);
 extern bool bfi_layer_size(const BfiMetaPageData *meta, uint32 i,
 						   BlockNumber start, BfiLayer *out);
 extern void bfi_meta_read(Relation index, BfiMetaPageData *meta);
+extern Buffer bfi_meta_read_locked(Relation index, BfiMetaPageData *meta);
 extern void bfi_page_check(Relation index, BlockNumber blkno, Page page,
 						   uint16 kind);
 
@@ -209,7 +210,7 @@ extern void bfi_summarize(Relation index, BfiSummary *sum, uint8 *bits);
 extern bool bfi_may_check(Relation index);
 /* and a check of the key in argument 1 of a call */
 extern bool bfi_guard_contains(FunctionCallInfo fcinfo, Oid indexoid,
-							   bool text_arg);
+							   bool text_arg, bool check_access);
 extern Datum bloom_guard_filter(PG_FUNCTION_ARGS);
 
 #endif							/* BF_INDEX_H */

@@ -179,9 +179,8 @@ resolve_guards(text *name_text)
 	{
 		List	   *guards = column_guards(lfirst_oid(lc), column);
 
-		if (guards == NIL)
-			return NIL;
-		result = lappend_oid(result, linitial_oid(guards));
+		/* the table's own guard first; InvalidOid: a child without one */
+		result = lappend_oid(result, guards == NIL ? InvalidOid : linitial_oid(guards));
 	}
 	return result;
 }
@@ -199,11 +198,17 @@ contains_common(FunctionCallInfo fcinfo, bool text_arg)
 	List	   *guards = resolve_one_or_more(fcinfo);
 	ListCell   *lc;
 
-	if (guards == NIL)
+	/*
+	 * The caller's access is checked on the named table's guard, as a query
+	 * through the parent checks the parent only; a child without a guard
+	 * makes every answer "maybe".
+	 */
+	if (bfi_guard_contains(fcinfo, linitial_oid(guards), text_arg, true) ||
+		list_member_oid(guards, InvalidOid))
 		PG_RETURN_BOOL(true);
-	foreach(lc, guards)
+	for_each_from(lc, guards, 1)
 	{
-		if (bfi_guard_contains(fcinfo, lfirst_oid(lc), text_arg))
+		if (bfi_guard_contains(fcinfo, lfirst_oid(lc), text_arg, false))
 			PG_RETURN_BOOL(true);
 	}
 	PG_RETURN_BOOL(false);
@@ -228,7 +233,7 @@ bloom_shared_get(PG_FUNCTION_ARGS)
 {
 	List	   *guards = resolve_one_or_more(fcinfo);
 
-	if (list_length(guards) != 1)
+	if (list_length(guards) != 1 || !OidIsValid(linitial_oid(guards)))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("guard \"%s\" is not one index",
@@ -272,7 +277,9 @@ bloom_shared_wait(PG_FUNCTION_ARGS)
 	int			timeout_ms = PG_GETARG_INT32(1);
 	int			waited = 0;
 
-	while (guards != NIL && !guards_valid(guards))
+	if (list_member_oid(guards, InvalidOid))
+		PG_RETURN_BOOL(false);	/* a child without a guard: never complete */
+	while (!guards_valid(guards))
 	{
 		if (waited >= timeout_ms)
 			PG_RETURN_BOOL(false);
@@ -280,7 +287,7 @@ bloom_shared_wait(PG_FUNCTION_ARGS)
 		pg_usleep(10000L);
 		waited += 10;
 	}
-	PG_RETURN_BOOL(guards != NIL);
+	PG_RETURN_BOOL(true);
 }
 
 /*
@@ -319,7 +326,10 @@ bloom_shared_rebuild(PG_FUNCTION_ARGS)
 	ListCell   *lc;
 
 	foreach(lc, resolve_one_or_more(fcinfo))
-		run_command(psprintf("REINDEX INDEX %s", qualified_name(lfirst_oid(lc))));
+	{
+		if (OidIsValid(lfirst_oid(lc)))
+			run_command(psprintf("REINDEX INDEX %s", qualified_name(lfirst_oid(lc))));
+	}
 	PG_RETURN_VOID();
 }
 
@@ -399,6 +409,12 @@ bloom_guard(PG_FUNCTION_ARGS)
 						get_rel_name(linitial_oid(column_guards(relid, column)))),
 				 errhint("Rebuild it with REINDEX, or remove it with bloom_unguard() first.")));
 
+	if (!PG_ARGISNULL(3) && (PG_GETARG_INT64(3) <= 0 || PG_GETARG_INT64(3) > PG_INT32_MAX))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("capacity must be between 1 and %d, not " INT64_FORMAT,
+						PG_INT32_MAX, PG_GETARG_INT64(3)),
+				 errhint("Leave it NULL to size the guard from the table.")));
 	initStringInfo(&options);
 	appendStringInfo(&options, " WITH (fpr = %s",
 					 PG_ARGISNULL(2) ? "0.01" :
@@ -408,10 +424,13 @@ bloom_guard(PG_FUNCTION_ARGS)
 	appendStringInfoChar(&options, ')');
 	foreach(lc, tree_tables(relid))
 	{
-		Oid			made = create_guard(lfirst_oid(lc), column, options.data);
-
+		/* a child guarded already keeps its guard */
+		if (lfirst_oid(lc) != relid && column_guards(lfirst_oid(lc), column) != NIL)
+			continue;
 		if (lfirst_oid(lc) == relid)
-			guard = made;
+			guard = create_guard(relid, column, options.data);
+		else
+			(void) create_guard(lfirst_oid(lc), column, options.data);
 	}
 	PG_RETURN_TEXT_P(cstring_to_text(qualified_name(guard)));
 }
@@ -438,10 +457,17 @@ bloom_unguard(PG_FUNCTION_ARGS)
 	{
 		foreach(lc2, column_guards(lfirst_oid(lc), column))
 		{
-			/* a partition's index goes with its parent's */
-			if (get_rel_relkind(lfirst_oid(lc2)) == RELKIND_INDEX &&
-				get_rel_relispartition(lfirst_oid(lc2)))
+			/* a partition's index attached to its parent's goes with it */
+			if (get_rel_relispartition(lfirst_oid(lc2)))
+			{
+				if (lfirst_oid(lc) == relid)
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("the guard of column \"%s\" of partition \"%s\" belongs to the partitioned table's guard",
+									column, get_rel_name(relid)),
+							 errhint("Unguard the partitioned table, or detach the partition.")));
 				continue;
+			}
 			run_command(psprintf("DROP INDEX %s", qualified_name(lfirst_oid(lc2))));
 		}
 	}
@@ -457,7 +483,7 @@ static void
 dropped_function(const char *name)
 {
 	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("%s() was removed in bloomfilter 2.0", name),
 			 errhint("Run ALTER EXTENSION bloomfilter UPDATE: since 2.0, guards are indexes USING %s.",
 					 BFI_AM_NAME)));

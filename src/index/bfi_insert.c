@@ -161,15 +161,22 @@ insert_hash(Relation index, uint64 hash)
 
 	for (;;)
 	{
-		bfi_meta_read(index, &meta);
 		if (!conflict_checked)
 		{
+			/*
+			 * Under the metapage's lock, as a check takes its predicate
+			 * lock: a rebuild's switch cannot come between them.
+			 */
+			Buffer		buf = bfi_meta_read_locked(index, &meta);
 			uint32		b;
 
 			CheckForSerializableConflictIn(index, NULL,
 										   bfi_layer_page(&meta.layers[0], hash, &b));
+			UnlockReleaseBuffer(buf);
 			conflict_checked = true;
 		}
+		else
+			bfi_meta_read(index, &meta);
 		/*
 		 * A rebuild under way: the layer it fills gets every key too, and
 		 * the old layers do not grow (a new one would be placed where the

@@ -205,20 +205,29 @@ meta_check(Relation index, const BfiMetaPageData *m)
 	}
 }
 
-/* Read a guard's metapage into *meta (checked). */
-void
-bfi_meta_read(Relation index, BfiMetaPageData *meta)
+/*
+ * Read a guard's metapage into *meta (checked), and return its buffer still
+ * share-locked: what the caller does before releasing it cannot be
+ * separated from the read by a change of the layers (bfi_rebuild.c).
+ */
+Buffer
+bfi_meta_read_locked(Relation index, BfiMetaPageData *meta)
 {
 	Buffer		buf;
 	Page		page;
-	BfiMetaPageData *m;
 
 	buf = ReadBuffer(index, BFI_METAPAGE_BLKNO);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	bfi_page_check(index, BFI_METAPAGE_BLKNO, page, BFI_PAGE_META);
-	m = BfiPageGetMeta(page);
-	memcpy(meta, m, sizeof(BfiMetaPageData));
-	UnlockReleaseBuffer(buf);
+	memcpy(meta, BfiPageGetMeta(page), sizeof(BfiMetaPageData));
 	meta_check(index, meta);
+	return buf;
+}
+
+/* Read a guard's metapage into *meta (checked). */
+void
+bfi_meta_read(Relation index, BfiMetaPageData *meta)
+{
+	UnlockReleaseBuffer(bfi_meta_read_locked(index, meta));
 }

@@ -42,22 +42,33 @@ bfi_page_test(Relation index, const BfiLayer *layer, uint64 hash)
 	return found;
 }
 
-/*
- * Does a guard whose metapage reads meta hold the key of this hash?  Under
- * SERIALIZABLE, the read of the first layer's page is predicate-locked
- * (bfi_insert.c).
- */
+/* Does a guard whose metapage reads meta hold the key of this hash? */
 static bool
 probe_layers(Relation index, const BfiMetaPageData *meta, uint64 hash)
 {
-	uint32		b;
-
-	PredicateLockPage(index, bfi_layer_page(&meta->layers[0], hash, &b),
-					  ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot());
 	for (uint32 i = 0; i < meta->nlayers; i++)
 		if (bfi_page_test(index, &meta->layers[i], hash))
 			return true;
 	return false;
+}
+
+/*
+ * Read the metapage and, under SERIALIZABLE, predicate-lock the first
+ * layer's page of each hash (bfi_insert.c checks it for conflicts), under
+ * the metapage's lock: a rebuild's switch, which moves the guard's predicate
+ * locks to the table, cannot come between the read and the locks.
+ */
+static void
+read_meta(Relation index, BfiMetaPageData *meta, const BfHash *hashes, int n)
+{
+	Buffer		buf = bfi_meta_read_locked(index, meta);
+	Snapshot	snapshot = ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot();
+	uint32		b;
+
+	for (int i = 0; i < n; i++)
+		PredicateLockPage(index, bfi_layer_page(&meta->layers[0], hashes[i].lo, &b),
+						  snapshot);
+	UnlockReleaseBuffer(buf);
 }
 
 /* Does the guard hold the key of this hash ("maybe")? */
@@ -65,8 +76,9 @@ bool
 bfi_probe(Relation index, uint64 hash)
 {
 	BfiMetaPageData meta;
+	BfHash		h = {.lo = hash};
 
-	bfi_meta_read(index, &meta);
+	read_meta(index, &meta, &h, 1);
 	return probe_layers(index, &meta, hash);
 }
 
@@ -81,7 +93,7 @@ bfi_probe_key(Relation index, int kind, const BfHash *hashes, int n)
 {
 	BfiMetaPageData meta;
 
-	bfi_meta_read(index, &meta);
+	read_meta(index, &meta, hashes, n);
 	if ((int) meta.key_kind != kind)
 		return true;
 	for (int i = 0; i < n; i++)

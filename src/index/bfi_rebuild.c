@@ -14,7 +14,8 @@
  *  2. from then on every insert also sets its key there (bfi_insert.c),
  *     having read the metapage under its lock;
  *  3. the table is read with SnapshotAny, every row version still in it
- *     (live, recently dead, being inserted or deleted), and each key set in
+ *     but the dead ones (live, recently dead, being inserted or deleted, as
+ *     an index build takes them), and each key set in
  *     an image of the layer in memory; the images are then ORed into the
  *     layer's pages, each WAL-logged whole;
  *  4. the metapage makes the new layer the guard's only layer (base: its
@@ -34,7 +35,11 @@
  * commit, and so after the key was set where the metapage then pointed.
  * On a standby, the records replay in that order.  Should VACUUM fail
  * between steps 1 and 4, the new layer stays named and filled by inserts
- * (bits of real keys only), and the next VACUUM goes on with it.
+ * (bits of real keys only), the old layers cannot grow meanwhile, and the
+ * next VACUUM rebuilds whatever the guard's fill, with a new layer sized
+ * for the rows then.  A check takes its predicate lock, and an insert checks
+ * for conflicts, under the metapage's share lock, which the switch waits
+ * for.
  *
  * The old layers' pages are not reused: a check (also on a standby, where
  * nothing holds back the replay of a page's new contents) may still read
@@ -45,6 +50,7 @@
 #include "postgres.h"
 
 #include "access/generic_xlog.h"
+#include "access/heapam.h"
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/tableam.h"
@@ -54,6 +60,7 @@
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
+#include "storage/procarray.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -65,6 +72,8 @@
 #define REBUILD_RATIO		2.0
 /* ...and at least this many keys. */
 #define REBUILD_MIN_KEYS	10000
+/* The least capacity of the rebuilt layer. */
+#define BFI_REBUILD_MIN_CAPACITY	1000
 /* Log when the file is this many times what the rebuilt guard needs. */
 #define WASTE_RATIO			8
 
@@ -78,8 +87,9 @@ typedef struct RebuildImage
 } RebuildImage;
 
 /*
- * Step 1: name a new first layer for that capacity in the metapage (or go
- * on with the one a failed rebuild named); false if none can be sized.
+ * Step 1: name a new first layer for that capacity in the metapage, false if
+ * none can be sized.  One a failed rebuild named is replaced (sized for
+ * rows since gone or come): its pages are left, as the old layers' are.
  */
 static bool
 begin_rebuild(Relation index, uint64 capacity, BfiLayer *next)
@@ -88,34 +98,50 @@ begin_rebuild(Relation index, uint64 capacity, BfiLayer *next)
 	GenericXLogState *state;
 	BfiMetaPageData *m;
 	BfiMetaPageData sized;
-	bool		sized_ok = true;
+	bool		sized_ok;
 
 	/* under the metapage's lock, as a growth appends its layer */
 	buf = ReadBuffer(index, BFI_METAPAGE_BLKNO);
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 	bfi_page_check(index, BFI_METAPAGE_BLKNO, BufferGetPage(buf), BFI_PAGE_META);
 	m = BfiPageGetMeta(BufferGetPage(buf));
-	if (m->next.npages > 0)
-		*next = m->next;
-	else
+	sized = *m;
+	sized.capacity = capacity;
+	sized_ok = bfi_layer_size(&sized, 0, RelationGetNumberOfBlocks(index), next);
+	if (sized_ok)
 	{
-		sized = *m;
-		sized.capacity = capacity;
-		sized_ok = bfi_layer_size(&sized, 0, RelationGetNumberOfBlocks(index), next);
-		if (sized_ok)
-		{
-			bfi_extend_to(index, next->start + next->npages);
-			state = GenericXLogStart(index);
-			m = BfiPageGetMeta(GenericXLogRegisterBuffer(state, buf, 0));
-			m->next = *next;
-			GenericXLogFinish(state);
-		}
+		bfi_extend_to(index, next->start + next->npages);
+		state = GenericXLogStart(index);
+		m = BfiPageGetMeta(GenericXLogRegisterBuffer(state, buf, 0));
+		m->next = *next;
+		GenericXLogFinish(state);
 	}
 	UnlockReleaseBuffer(buf);
 	return sized_ok;
 }
 
-/* Step 3: every row version's key into the image. */
+/*
+ * Is the row version dead to every transaction (an aborted insert, a delete
+ * older than every snapshot)?  Its key is not needed, and an index
+ * expression must not be evaluated on it (it may fail: the insert that
+ * failed on it did), as an index build skips it.  Heap tables only; a row
+ * of another table access method is kept.
+ */
+static bool
+row_is_dead(TupleTableSlot *slot, TransactionId oldest_xmin)
+{
+	BufferHeapTupleTableSlot *bslot = (BufferHeapTupleTableSlot *) slot;
+	HTSV_Result r;
+
+	if (!TTS_IS_BUFFERTUPLE(slot) || !BufferIsValid(bslot->buffer))
+		return false;
+	LockBuffer(bslot->buffer, BUFFER_LOCK_SHARE);
+	r = HeapTupleSatisfiesVacuum(bslot->base.tuple, oldest_xmin, bslot->buffer);
+	LockBuffer(bslot->buffer, BUFFER_LOCK_UNLOCK);
+	return r == HEAPTUPLE_DEAD;
+}
+
+/* Step 3: every live row version's key into the image. */
 static void
 scan_table(Relation heap, Relation index, RebuildImage *img)
 {
@@ -128,6 +154,8 @@ scan_table(Relation heap, Relation index, RebuildImage *img)
 	Datum		values[INDEX_MAX_KEYS];
 	bool		isnull[INDEX_MAX_KEYS];
 
+	TransactionId oldest_xmin = GetOldestNonRemovableTransactionId(heap);
+
 	bfi_key_type(index, &kt);
 	econtext->ecxt_scantuple = slot;
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
@@ -137,6 +165,8 @@ scan_table(Relation heap, Relation index, RebuildImage *img)
 		BlockNumber page;
 
 		bf_vacuum_delay_point();
+		if (row_is_dead(slot, oldest_xmin))
+			continue;
 		ResetPerTupleExprContext(estate);
 		FormIndexDatum(indexInfo, slot, estate, values, isnull);
 		if (isnull[0])
@@ -178,7 +208,9 @@ write_image(Relation index, const RebuildImage *img, BufferAccessStrategy strate
 		to = (uint64 *) BfiPageGetBits(page);
 		for (Size w = 0; w < BFI_BLOCKS_PER_PAGE * BF_BLOCK_BYTES / sizeof(uint64); w++)
 			to[w] |= from[w];
-		BfiPageGetOpaque(page)->added += img->added[i];
+		/* the keys inserts set meanwhile are among the scan's too */
+		BfiPageGetOpaque(page)->added = Max(BfiPageGetOpaque(page)->added,
+											img->added[i]);
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(buf);
 	}
@@ -238,9 +270,12 @@ bfi_rebuild_if_needed(IndexVacuumInfo *info, uint64 added)
 	if (meta.next.npages == 0 &&
 		(added < REBUILD_MIN_KEYS || (double) added < REBUILD_RATIO * rows))
 		return added;
-	/* sized as a build sizes it, and for twice the rows even past the option */
-	if (!begin_rebuild(index, Max(bfi_first_capacity(index, rows),
-								  (uint64) Min(2.0 * rows, (double) PG_INT64_MAX / 4)),
+	/*
+	 * For twice the rows, at the guard's rate as built: the options, which
+	 * ALTER INDEX may have changed since, take effect at a REINDEX.
+	 */
+	if (!begin_rebuild(index, (uint64) Max(BFI_REBUILD_MIN_CAPACITY,
+										   Min(2.0 * rows, (double) PG_INT64_MAX / 4)),
 					   &img.layer))
 		return added;
 
@@ -254,7 +289,7 @@ bfi_rebuild_if_needed(IndexVacuumInfo *info, uint64 added)
 	table_close(heap, NoLock);
 	write_image(index, &img, info->strategy);
 	switch_layers(index, &img.layer);
-	ereport(info->message_level,
+	ereport(LOG,
 			(errmsg("guard index \"%s\" rebuilt: %llu keys set before, %llu row versions now, %u pages",
 					RelationGetRelationName(index), (unsigned long long) added,
 					(unsigned long long) img.keys, img.layer.npages)));

@@ -66,6 +66,7 @@ typedef struct GuardSite
 	LocalTransactionId lxid;
 	Oid			argtype;
 	Oid			hashtype;		/* what its keys are hashed as */
+	bool		access_checked; /* the caller's read access to it */
 	BfKeyConv	kc;
 } GuardSite;
 
@@ -302,7 +303,8 @@ guard_leaves(Relation index)
  * access is checked once per transaction.
  */
 static GuardSite *
-site_get(FunctionCallInfo fcinfo, Relation index, bool text_arg)
+site_get(FunctionCallInfo fcinfo, Relation index, bool text_arg,
+		 bool check_access)
 {
 	GuardSite  *site = fcinfo->flinfo->fn_extra;
 	Oid			argtype = text_arg ? TEXTOID : get_fn_expr_argtype(fcinfo->flinfo, 1);
@@ -310,12 +312,14 @@ site_get(FunctionCallInfo fcinfo, Relation index, bool text_arg)
 
 	if (site != NULL && site->indexoid == RelationGetRelid(index) &&
 		site->userid == GetUserId() && site->lxid == BFI_LXID &&
-		site->argtype == argtype && site->hashtype == hashtype)
+		site->argtype == argtype && site->hashtype == hashtype &&
+		(site->access_checked || !check_access))
 		return site;
 	if (site == NULL)
 		site = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(GuardSite));
 	site->indexoid = InvalidOid;
-	check_read_access(index, index->rd_index->indrelid);
+	if (check_access)
+		check_read_access(index, index->rd_index->indrelid);
 	if (text_arg)
 		bf_keyconv_check_text_arg(fcinfo, 1, getBaseType(hashtype),
 								  guard_what(index));
@@ -327,6 +331,7 @@ site_get(FunctionCallInfo fcinfo, Relation index, bool text_arg)
 	site->lxid = BFI_LXID;
 	site->argtype = argtype;
 	site->hashtype = hashtype;
+	site->access_checked = check_access;
 	fcinfo->flinfo->fn_extra = site;
 	return site;
 }
@@ -344,13 +349,15 @@ leaf_contains(Relation leaf, const BfHash *hashes, int n)
 /*
  * The check of the guard indexoid for the key in argument 1 of the call
  * (text_arg: a string read as the column's type reads it); also 1.1's
- * bloom_shared_contains, by name (bfi_compat.c).
+ * bloom_shared_contains, by name (bfi_compat.c), which checks the access of
+ * an inheritance child's guard through its parent's (check_access false).
  */
 bool
-bfi_guard_contains(FunctionCallInfo fcinfo, Oid indexoid, bool text_arg)
+bfi_guard_contains(FunctionCallInfo fcinfo, Oid indexoid, bool text_arg,
+				   bool check_access)
 {
 	Relation	index = guard_open(indexoid, false);
-	GuardSite  *site = site_get(fcinfo, index, text_arg);
+	GuardSite  *site = site_get(fcinfo, index, text_arg, check_access);
 	BfHash		hashes[1 + BF_KEY_MAX_PROBES];
 	int			n = 1;
 	List	   *leaves;
@@ -385,14 +392,14 @@ bfi_guard_contains(FunctionCallInfo fcinfo, Oid indexoid, bool text_arg)
 Datum
 bloom_guard_contains(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(bfi_guard_contains(fcinfo, PG_GETARG_OID(0), false));
+	PG_RETURN_BOOL(bfi_guard_contains(fcinfo, PG_GETARG_OID(0), false, true));
 }
 
 /* A string key (a literal): read as the column's type would read it. */
 Datum
 bloom_guard_contains_text(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(bfi_guard_contains(fcinfo, PG_GETARG_OID(0), true));
+	PG_RETURN_BOOL(bfi_guard_contains(fcinfo, PG_GETARG_OID(0), true, true));
 }
 
 static Relation
