@@ -24,6 +24,7 @@ INDEX_OBJS = \
 	src/index/bfi_insert.o \
 	src/index/bfi_vacuum.o \
 	src/index/bfi_rebuild.o \
+	src/index/bfi_export.o \
 	src/index/bfi_probe.o \
 	src/index/bfi_sql.o \
 	src/index/bfi_compat.o
@@ -99,6 +100,12 @@ bench-planner:
 .PHONY: bench-guard
 bench-guard:
 	bash test/bench/guard_index.sh
+
+# The client libraries' copy of a guard: in-process checks against round
+# trips, the registration workload, refreshes under inserts, memory.
+.PHONY: bench-clients
+bench-clients:
+	bash test/bench/clients.sh
 
 # The disk-bound lookup benchmark: a users table several times the server's
 # memory (a memory cgroup), reads throttled (a blkio cgroup), gated lookups of

@@ -181,6 +181,14 @@ CREATE FUNCTION bloom_guard_filter(guard regclass) RETURNS bloomfilter
 COMMENT ON FUNCTION bloom_guard_filter(regclass) IS
 	'the filter of a guard index as a bloomfilter value (scalable, its layers the guard''s); needs SELECT on the column';
 
+CREATE FUNCTION bloom_guard_changes(guard regclass, since text,
+	OUT version text, OUT whole boolean, OUT byte_offset bigint, OUT bytes bytea)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'bloom_guard_changes'
+	LANGUAGE C VOLATILE PARALLEL SAFE ROWS 3;
+COMMENT ON FUNCTION bloom_guard_changes(regclass, text) IS
+	'the filter of a guard index for a copy kept outside the server: with since NULL (or too old) one row, whole, holding the value as bloom_guard_filter returns it; else the byte ranges of the value that changed since the copy of that version (the headers and the changed pages); version is the new copy''s; needs SELECT on the column';
+
 CREATE FUNCTION bloom_guard_info(guard regclass,
 	OUT layers integer, OUT capacity bigint, OUT added bigint, OUT bytes bigint,
 	OUT target_fpr double precision, OUT estimated_fpr double precision)

@@ -247,6 +247,33 @@ SELECT bloom_guard_contains('av_g', 'k5 '::varchar) AS k5,
   FROM av;
 DROP TABLE av;
 
+-- bloom_guard_changes: the whole filter (since NULL), then only what
+-- changed: the outer and each layer's header, and each changed page's bits
+CREATE TABLE chg (k text);
+INSERT INTO chg SELECT 'k' || g FROM generate_series(1, 5000) g;
+CREATE INDEX chg_g ON chg USING bloomguard (k);
+SELECT version AS v0 FROM bloom_guard_changes('chg_g', NULL) \gset
+SELECT whole, byte_offset, length(bytes) AS length,
+       bytes = bloom_guard_filter('chg_g')::bytea AS the_filter
+  FROM bloom_guard_changes('chg_g', NULL);
+SELECT whole, byte_offset, length(bytes) AS length FROM bloom_guard_changes('chg_g', :'v0');
+INSERT INTO chg VALUES ('new');
+SELECT whole, byte_offset, length(bytes) AS length, version <> :'v0' AS new_version
+  FROM bloom_guard_changes('chg_g', :'v0');
+-- a rewrite (another file) or another system's version: the whole filter
+REINDEX INDEX chg_g;
+SELECT whole, count(*) FROM bloom_guard_changes('chg_g', :'v0') GROUP BY whole;
+SELECT whole FROM bloom_guard_changes('chg_g', '1/1/1/0/1');
+-- no guard: no rows; a version that is not one; a partitioned guard; access
+SELECT count(*) FROM bloom_guard_changes(NULL, NULL);
+SELECT * FROM bloom_guard_changes('chg_g', 'yesterday');
+SELECT * FROM bloom_guard_changes('chg_g', '1/1/1/0/1 trailing');
+SELECT * FROM bloom_guard_changes('p_k_g', NULL);
+SET ROLE bf_guard_reader;
+SELECT * FROM bloom_guard_changes('chg_g', NULL);
+RESET ROLE;
+DROP TABLE chg;
+
 -- psql and the catalogs see an index like any other
 \d grow
 SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'e' ORDER BY 1;

@@ -32,7 +32,7 @@ SELECT octet_length(bf::bytea) AS bytes, bloom_info(bf)->'bytes' AS info_bytes F
 -- malformed text
 SELECT ''::bloomfilter;
 SELECT 'hello'::bloomfilter;
-SELECT 'version=2 layout=blocked hashes=4 key_kind=none bits=512 capacity=10 target_fpr=0.1 added=0 data=AAAA'::bloomfilter;
+SELECT 'version=3 layout=blocked hashes=4 key_kind=none bits=512 capacity=10 target_fpr=0.1 added=0 data=AAAA'::bloomfilter;
 SELECT 'version=1 layout=linear hashes=4 key_kind=none bits=512 capacity=10 target_fpr=0.1 added=0 data=AAAA'::bloomfilter;
 SELECT 'version=1 layout=blocked hashes=0 key_kind=none bits=512 capacity=10 target_fpr=0.1 added=0 data=AAAA'::bloomfilter;
 SELECT 'version=1 layout=blocked hashes=4 key_kind=json bits=512 capacity=10 target_fpr=0.1 added=0 data=AAAA'::bloomfilter;
@@ -61,7 +61,7 @@ SELECT substr(b, 1, 63)::bloomfilter FROM good;
 SELECT substr(b, 1, 100)::bloomfilter FROM good;
 SELECT (b || '\x00'::bytea)::bloomfilter FROM good;
 SELECT overlay(b PLACING 'XLMF'::bytea FROM 1 FOR 4)::bloomfilter FROM good;
-SELECT overlay(b PLACING '\x02'::bytea FROM 5 FOR 1)::bloomfilter FROM good;
+SELECT overlay(b PLACING '\x03'::bytea FROM 5 FOR 1)::bloomfilter FROM good;
 SELECT overlay(b PLACING '\x02'::bytea FROM 6 FOR 1)::bloomfilter FROM good;
 SELECT overlay(b PLACING '\x07'::bytea FROM 7 FOR 1)::bloomfilter FROM good;
 SELECT overlay(b PLACING '\xff'::bytea FROM 8 FOR 1)::bloomfilter FROM good;
@@ -86,3 +86,31 @@ SELECT overlay(b PLACING '\x01'::bytea FROM 60 FOR 1)::bloomfilter FROM good;
 SELECT count(*) AS rows_after_copies FROM io2;
 
 DROP TABLE io, io2, good;
+
+-- Format versions.  Version 1 is what releases 1.0 and 1.1 wrote; 1.0 hashed
+-- a varchar key as it is, trailing blanks included.  Such a value, made here
+-- from a bytea key of the same bytes ('ab ') with version byte 1 and key
+-- kind text: its key is found (a check also tests the key as it is), it
+-- keeps version 1 through text and binary I/O, and a change writes 2.
+CREATE TABLE v1 AS
+SELECT overlay(overlay((bloom_empty(10, 0.01) || '\x616220'::bytea)::bytea
+	   PLACING '\x01'::bytea FROM 5 FOR 1) PLACING '\x02'::bytea FROM 8 FOR 1)::bloomfilter AS bf;
+SELECT bloom_info(bf) ->> 'version' AS version, bf @> 'ab '::varchar AS varchar_key,
+	   bf @> 'ab '::text AS text_key, bf @> 'ab'::text AS other
+FROM v1;
+SELECT split_part(bf::text, ' ', 1) AS text_form, get_byte(bf::bytea, 4) AS byte_4,
+	   bf::text::bloomfilter = bf AS text_round_trip, bf::bytea::bloomfilter = bf AS bytea_round_trip
+FROM v1;
+SELECT bloom_info(bf || 'x'::text) ->> 'version' AS after_add,
+	   bloom_info(bf | bloom_empty(10, 0.01)) ->> 'version' AS after_union,
+	   (bf || 'x'::text) @> 'ab '::varchar AS still_found
+FROM v1;
+-- the same for the cuckoofilter type and a scalable filter's outer header
+SELECT (cuckoo_empty(10) || 'a'::text)::text ~ '^version=2 ' AS cuckoo_writes_2,
+	   bloom_info(bloom_empty_scalable(10, 0.01) || 'a'::text) ->> 'version' AS scalable_writes;
+SELECT split_part(c::text, ' ', 1) AS cuckoo_v1, split_part((c || 'a'::text)::text, ' ', 1) AS after_add
+FROM (SELECT 'version=1 family=cuckoo fingerprint_bits=10 key_kind=none buckets=3 capacity=10 target_fpr=0.01 count=0 data=AAAAAAAAAAAAAAAAAAAA'::cuckoofilter AS c) s;
+-- a version this build does not know is refused
+SELECT overlay((bloom_empty(10, 0.01))::bytea PLACING '\x03'::bytea FROM 5 FOR 1)::bloomfilter;
+SELECT 'version=3 family=cuckoo fingerprint_bits=10 key_kind=none buckets=3 capacity=10 target_fpr=0.01 count=0 data=AAAAAAAAAAAAAAAAAAAA'::cuckoofilter;
+DROP TABLE v1;

@@ -79,10 +79,14 @@ cf_open(Datum d, bool copy, CfValue *v)
 	v->slots = (uint8 *) VARDATA(v->raw) + BF_HEADER_SIZE;
 }
 
-/* Write the header fields that change (key kind, count) back. */
+/*
+ * Write the header fields that change (key kind, count) back, in the
+ * format version this build writes.
+ */
 static void
 cf_store_header(CfValue *v)
 {
+	v->hdr.version = BF_FORMAT_VERSION;
 	bf_cuckoo_encode(&v->hdr, (uint8_t *) VARDATA(v->raw));
 }
 
@@ -187,7 +191,7 @@ cuckoofilter_in(PG_FUNCTION_ARGS)
 					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 					 errmsg("invalid input syntax for type cuckoofilter"),
 					 errdetail("%s.", bf_sentence(msg)),
-					 errhint("The text form is what cuckoofilter output produces: \"version=1 family=cuckoo ... data=<base64>\".")));
+					 errhint("The text form is what cuckoofilter output produces: \"version=2 family=cuckoo ... data=<base64>\".")));
 	nbytes = bf_cuckoo_payload_bytes(h.nbuckets, h.fp_bits);
 	raw = (struct varlena *) palloc(VARHDRSZ + BF_HEADER_SIZE + nbytes);
 	SET_VARSIZE(raw, VARHDRSZ + BF_HEADER_SIZE + nbytes);
@@ -516,11 +520,11 @@ cuckoo_info(PG_FUNCTION_ARGS)
 	cf_open_arg(fcinfo, 0, &v);
 	slots = v.hdr.nbuckets * BF_CUCKOO_SLOTS;
 	initStringInfo(&buf);
-	appendStringInfo(&buf, "{\"version\": 1, \"family\": \"cuckoo\", \"fingerprint_bits\": %u"
+	appendStringInfo(&buf, "{\"version\": %u, \"family\": \"cuckoo\", \"fingerprint_bits\": %u"
 					 ", \"buckets\": " UINT64_FORMAT ", \"slots\": " UINT64_FORMAT
 					 ", \"bytes\": " UINT64_FORMAT ", \"key_kind\": \"%s\", \"capacity\": " UINT64_FORMAT
 					 ", \"count\": " UINT64_FORMAT,
-					 (unsigned) v.hdr.fp_bits, v.hdr.nbuckets, slots,
+					 (unsigned) v.hdr.version, (unsigned) v.hdr.fp_bits, v.hdr.nbuckets, slots,
 					 (uint64) (VARSIZE(v.raw) - VARHDRSZ), bf_key_kind_name(v.hdr.key_kind),
 					 v.hdr.capacity, v.hdr.count);
 	bf_format_double(v.hdr.target_fpr, num, sizeof(num));

@@ -69,7 +69,7 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 					 errmsg("invalid input syntax for type bloomfilter"),
 					 errdetail("%s.", bf_sentence(msg)),
-					 errhint("The text form is what bloomfilter output produces: \"version=1 layout=... data=<base64>\".")));
+					 errhint("The text form is what bloomfilter output produces: \"version=2 layout=... data=<base64>\".")));
 
 	total = VARHDRSZ + BF_HEADER_SIZE + (Size) bf_value_payload_bytes(&h);
 

@@ -235,6 +235,26 @@ open_probe(FunctionCallInfo fcinfo, BfCallSite *site, int argno, int nchecks,
 }
 
 /*
+ * Decrement the counters of every form an add of the key raised (a text key
+ * has up to three, as bf_key_add_hashes gives them), in the writable copy
+ * v, so that a removal undoes its add exactly.  False if the filter cannot
+ * hold the key: some counter would go below zero (the caller discards v).
+ */
+static bool
+remove_forms(BfValue *v, const BfKeyType *kt, Datum key)
+{
+	BfHash		hashes[BF_KEY_MAX_FORMS];
+	int			n = bf_key_add_hashes(kt, key, v->hdr.layout, hashes);
+
+	for (int h = 0; h < n; h++)
+	{
+		if (!bf_counting_remove(v->bits, v->hdr.nbits, v->hdr.hashes, hashes[h].lo))
+			return false;
+	}
+	return true;
+}
+
+/*
  * bloom_remove(bloomfilter, anyelement), operator -: the counting filter
  * with one occurrence of the key removed.  A NULL key leaves the filter
  * unchanged.  Always a copy (no in-place form for PL/pgSQL).
@@ -268,8 +288,7 @@ remove_key(FunctionCallInfo fcinfo, bool literal)
 	if (v.hdr.key_kind != BF_KEY_NONE)
 		bf_key_check_kind(v.hdr.key_kind, kt);
 	if (v.hdr.key_kind == BF_KEY_NONE ||
-		!bf_counting_remove(v.bits, v.hdr.nbits, v.hdr.hashes,
-							bf_key_hash(kt, PG_GETARG_DATUM(1), v.hdr.layout).lo))
+		!remove_forms(&v, kt, PG_GETARG_DATUM(1)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cannot remove a key that is not in the bloom filter"),

@@ -402,6 +402,7 @@ bf_value_note_added(BfValue *v, int kind, uint64 nkeys)
 	/* saturate: the count is informational */
 	v->hdr.added = (v->hdr.added > PG_UINT64_MAX - nkeys) ?
 		PG_UINT64_MAX : v->hdr.added + nkeys;
+	v->hdr.version = BF_FORMAT_VERSION; /* a changed value is written so */
 	bf_header_set_added(buf, v->hdr.added);
 }
 
@@ -699,8 +700,7 @@ bf_value_note_removed(BfValue *v)
 {
 	/* a saturated count stays saturated, like a counter */
 	if (v->hdr.added > 0 && v->hdr.added < PG_UINT64_MAX)
-	{
 		v->hdr.added--;
-		bf_header_set_added((uint8_t *) VARDATA(v->raw), v->hdr.added);
-	}
+	v->hdr.version = BF_FORMAT_VERSION; /* a changed value is written so */
+	bf_header_set_added((uint8_t *) VARDATA(v->raw), v->hdr.added);
 }

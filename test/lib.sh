@@ -83,7 +83,12 @@ bf_ensure_packages() {
 		libipc-run-perl
 		python3
 		python3-xxhash
+		python3-psycopg2
 	)
+	# the Node client's tests: Debian's nodejs and npm, unless a node is there
+	if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+		want+=(nodejs npm)
+	fi
 	if ((BF_PG_DEBIAN)); then
 		want+=("postgresql-$BF_PG_MAJOR" "postgresql-server-dev-$BF_PG_MAJOR"
 			"postgresql-$BF_PG_MAJOR-pgtap")

@@ -12,8 +12,9 @@
 #  5. runs pg_regress (make installcheck) and prints regression.diffs on failure,
 #  6. runs pgTAP (pg_prove over test/pgtap/*.sql, each file in its own
 #     database made from a template holding pgtap and bloomfilter),
-#  6b. runs the reference reader's self-test (golden vectors) and compares
-#     it with the server on every key kind (test/reader/),
+#  6b. runs the client libraries' tests (clients/python: the reader's golden
+#     vectors, properties, GuardCopy and compare.py against the server on
+#     every key kind; clients/node: node --test),
 #  7. stops the server, then runs the Perl TAP tests test/tap/*.pl (they start
 #     their own servers), as the postgres user when run as root,
 #  7b. runs test/citus/run.sh (its own Citus coordinator and two workers)
@@ -227,29 +228,41 @@ run_pgtap() {
 	done
 }
 
-# -------------------------------------------------------------- reader ----
-# The Python reference reader (test/reader/): its self-test pins the golden
-# vectors; compare.py checks it against the server on every key kind and
-# both layouts.  Debian's python3 (python3-xxhash), not one earlier in PATH.
-run_reader() {
+# ------------------------------------------------------------- clients ----
+# The client libraries (clients/): Python's unit tests (the reader's golden
+# vectors and properties, GuardCopy against the server) and compare.py (the
+# reader against the server on every key kind and layout, once: it does not
+# depend on the server's version); Node's tests (node --test, its
+# dependencies installed by npm ci from package-lock.json).  Debian's
+# python3 (python3-xxhash, python3-psycopg2), not one earlier in PATH.
+run_clients() {
 	local py=/usr/bin/python3
 	[[ -x $py ]] || py=python3
-	if [[ ! -f test/reader/bloomfilter_reader.py ]]; then
-		note "reader: no test/reader/bloomfilter_reader.py"
+	bf_say "client libraries: clients/python, clients/node"
+	echo "---------------- clients/python: python3 -m unittest ----------------"
+	if (cd clients/python && bf_timeout "$py" -m unittest discover -v -s tests -t . 2>&1); then
+		pass "clients/python: unit tests (reader golden vectors and properties, GuardCopy)"
+	else
+		fail "clients/python: unit tests (reader golden vectors and properties, GuardCopy)"
+	fi
+	if [[ ${BF_SERVER_ONLY:-0} != 1 ]]; then
+		echo "---------------- clients/python/tests/compare.py ----------------"
+		if PSQL="$PG_BINDIR/psql" bf_timeout "$py" clients/python/tests/compare.py; then
+			pass "clients/python: compare.py (reader = server on every key kind and layout)"
+		else
+			fail "clients/python: compare.py (reader = server on every key kind and layout)"
+		fi
+	fi
+	echo "---------------- clients/node: npm ci, node --test ----------------"
+	if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+		fail "clients/node: node and npm not found (apt-get install nodejs npm)"
 		return 0
 	fi
-	bf_say "reference reader: self-test and comparison with the server"
-	echo "---------------- test/reader/bloomfilter_reader.py --selftest ----------------"
-	if bf_timeout "$py" test/reader/bloomfilter_reader.py --selftest; then
-		pass "reader: bloomfilter_reader.py --selftest (golden vectors)"
+	if (cd clients/node && bf_timeout npm ci --no-audit --no-fund --loglevel=error &&
+		bf_timeout node --test test/ 2>&1); then
+		pass "clients/node: node --test (reader, every key kind against the server, GuardCopy)"
 	else
-		fail "reader: bloomfilter_reader.py --selftest (golden vectors)"
-	fi
-	echo "---------------- test/reader/compare.py ----------------"
-	if PSQL="$PG_BINDIR/psql" bf_timeout "$py" test/reader/compare.py; then
-		pass "reader: compare.py (reader = server on every key kind, all three layouts)"
-	else
-		fail "reader: compare.py (reader = server on every key kind, all three layouts)"
+		fail "clients/node: node --test (reader, every key kind against the server, GuardCopy)"
 	fi
 }
 
@@ -356,7 +369,7 @@ if ((built)); then
 	if bf_start_server; then
 		run_regress
 		run_pgtap
-		run_reader
+		run_clients
 		if [[ $BF_SANITIZE == 1 ]]; then
 			if bf_sanitizer_findings; then
 				pass "sanitizers: no UndefinedBehaviorSanitizer findings in the server"

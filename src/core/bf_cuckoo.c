@@ -105,11 +105,11 @@ check_fixed(const uint8_t *buf, char *msg, size_t msglen)
 					 buf[0], buf[1], buf[2], buf[3]);
 		return BF_ERR_MAGIC;
 	}
-	if (buf[4] != BF_FORMAT_VERSION)
+	if (!bf_format_version_known(buf[4]))
 	{
 		if (msg)
-			snprintf(msg, msglen, "unrecognized format version %u (this build reads version %d)",
-					 (unsigned) buf[4], BF_FORMAT_VERSION);
+			snprintf(msg, msglen, "unrecognized format version %u (this build reads versions %d to %d)",
+					 (unsigned) buf[4], BF_FORMAT_VERSION_MIN, BF_FORMAT_VERSION);
 		return BF_ERR_VERSION;
 	}
 	if (buf[5] != BF_FAMILY_CUCKOO)
@@ -129,7 +129,7 @@ check_fixed(const uint8_t *buf, char *msg, size_t msglen)
 	if (read_u16le(buf + 10) != 0)
 	{
 		if (msg)
-			snprintf(msg, msglen, "unrecognized flags 0x%04x (version 1 defines no flags)",
+			snprintf(msg, msglen, "unrecognized flags 0x%04x (no format version defines flags)",
 					 (unsigned) read_u16le(buf + 10));
 		return BF_ERR_FLAGS;
 	}
@@ -174,6 +174,7 @@ bf_cuckoo_decode(const uint8_t *buf, size_t len, BfCuckooHeader *out,
 	}
 	if ((st = check_fixed(buf, msg, msglen)) != BF_OK)
 		return st;
+	h.version = buf[4];
 	h.key_kind = buf[7];
 	h.fp_bits = read_u16le(buf + 8);
 	h.nbuckets = bf_read_u64le(buf + 16);
@@ -222,7 +223,7 @@ bf_cuckoo_encode(const BfCuckooHeader *h, uint8_t *buf)
 	buf[1] = BF_MAGIC_1;
 	buf[2] = BF_MAGIC_2;
 	buf[3] = BF_MAGIC_3;
-	buf[4] = BF_FORMAT_VERSION;
+	buf[4] = h->version;
 	buf[5] = BF_FAMILY_CUCKOO;
 	buf[6] = BF_CUCKOO_LAYOUT;
 	buf[7] = h->key_kind;
@@ -258,6 +259,7 @@ bf_cuckoo_size(uint64_t capacity, double fpr, uint64_t max_bytes,
 	double		nb;
 
 	memset(&h, 0, sizeof(h));
+	h.version = BF_FORMAT_VERSION;
 	h.capacity = capacity;
 	h.target_fpr = fpr;
 	h.nbuckets = 1;

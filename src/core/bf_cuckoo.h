@@ -57,6 +57,7 @@
 /* A cuckoo header, decoded (the fields of BfHeader, named for cuckoo). */
 typedef struct BfCuckooHeader
 {
+	uint8_t		version;		/* format version (bf_format.h) */
 	uint8_t		key_kind;
 	uint16_t	fp_bits;
 	uint64_t	nbuckets;

@@ -2,7 +2,7 @@
  * bf_cuckoo_text.c
  *		The text form of a cuckoo filter:
  *
- *	version=1 family=cuckoo fingerprint_bits=10 key_kind=text buckets=3
+ *	version=2 family=cuckoo fingerprint_bits=10 key_kind=text buckets=3
  *	capacity=10 target_fpr=0.01 count=2 data=<base64 of the slots>
  *
  * on one line, canonical as the bloomfilter text form (bf_text.c): fields in
@@ -30,9 +30,9 @@ bf_cuckoo_text_length(const BfCuckooHeader *h)
 
 	bf_format_double(h->target_fpr, fpr, sizeof(fpr));
 	n = snprintf(head, sizeof(head),
-				 "version=1 family=cuckoo fingerprint_bits=%u key_kind=%s buckets=%llu "
+				 "version=%u family=cuckoo fingerprint_bits=%u key_kind=%s buckets=%llu "
 				 "capacity=%llu target_fpr=%s count=%llu data=",
-				 (unsigned) h->fp_bits, bf_key_kind_name(h->key_kind),
+				 (unsigned) h->version, (unsigned) h->fp_bits, bf_key_kind_name(h->key_kind),
 				 (unsigned long long) h->nbuckets, (unsigned long long) h->capacity,
 				 fpr, (unsigned long long) h->count);
 	return (size_t) n +
@@ -47,9 +47,9 @@ bf_cuckoo_text_render(const BfCuckooHeader *h, const uint8_t *slots, char *out)
 
 	bf_format_double(h->target_fpr, fpr, sizeof(fpr));
 	n = sprintf(out,
-				"version=1 family=cuckoo fingerprint_bits=%u key_kind=%s buckets=%llu "
+				"version=%u family=cuckoo fingerprint_bits=%u key_kind=%s buckets=%llu "
 				"capacity=%llu target_fpr=%s count=%llu data=",
-				(unsigned) h->fp_bits, bf_key_kind_name(h->key_kind),
+				(unsigned) h->version, (unsigned) h->fp_bits, bf_key_kind_name(h->key_kind),
 				(unsigned long long) h->nbuckets, (unsigned long long) h->capacity,
 				fpr, (unsigned long long) h->count);
 	bf_base64_encode(slots, (size_t) bf_cuckoo_payload_bytes(h->nbuckets, h->fp_bits), out + n);
@@ -142,12 +142,22 @@ bf_cuckoo_text_parse(const char *s, BfCuckooHeader *h, const char **data,
 	if (msg && msglen > 0)
 		msg[0] = '\0';
 	memset(h, 0, sizeof(*h));
-	if (strncmp(p, "version=1 family=cuckoo ", 24) != 0)
+	if (strncmp(p, "version=", 8) != 0 || p[8] < '0' || p[8] > '9' ||
+		strncmp(p + 9, " family=cuckoo ", 15) != 0)
 	{
 		if (msg)
-			snprintf(msg, msglen, "a cuckoo filter's text starts with \"version=1 family=cuckoo \"");
+			snprintf(msg, msglen, "a cuckoo filter's text starts with \"version=%d family=cuckoo \"",
+					 BF_FORMAT_VERSION);
 		return BF_ERR_SYNTAX;
 	}
+	if (!bf_format_version_known((unsigned) (p[8] - '0')))
+	{
+		if (msg)
+			snprintf(msg, msglen, "unrecognized format version %c (this build reads versions %d to %d)",
+					 p[8], BF_FORMAT_VERSION_MIN, BF_FORMAT_VERSION);
+		return BF_ERR_VERSION;
+	}
+	h->version = (uint8_t) (p[8] - '0');
 	p += 24;
 	if (!field(&p, "fingerprint_bits=", false, &t, &n, msg, msglen))
 		return BF_ERR_SYNTAX;

@@ -170,12 +170,12 @@ bf_header_check(const BfHeader *h, char *msg, size_t msglen)
 	if (msg != NULL && msglen > 0)
 		msg[0] = '\0';
 
-	if (h->version != BF_FORMAT_VERSION)
+	if (!bf_format_version_known(h->version))
 	{
 		if (msg)
 			snprintf(msg, msglen,
-					 "unrecognized format version %u (this build reads version %d)",
-					 (unsigned) h->version, BF_FORMAT_VERSION);
+					 "unrecognized format version %u (this build reads versions %d to %d)",
+					 (unsigned) h->version, BF_FORMAT_VERSION_MIN, BF_FORMAT_VERSION);
 		return BF_ERR_VERSION;
 	}
 	if (h->family != BF_FAMILY_BLOOM && h->family != BF_FAMILY_COUNTING &&
@@ -242,8 +242,8 @@ bf_header_check(const BfHeader *h, char *msg, size_t msglen)
 	{
 		if (msg)
 			snprintf(msg, msglen,
-					 "unrecognized flags 0x%04x (version %d defines no flags)",
-					 (unsigned) h->flags, BF_FORMAT_VERSION);
+					 "unrecognized flags 0x%04x (no format version defines flags)",
+					 (unsigned) h->flags);
 		return BF_ERR_FLAGS;
 	}
 	if (h->family == BF_FAMILY_SCALABLE)
@@ -261,8 +261,8 @@ bf_header_check(const BfHeader *h, char *msg, size_t msglen)
 	{
 		if (msg)
 			snprintf(msg, msglen,
-					 "layer count %lu is not supported (version %d has exactly 1 layer)",
-					 (unsigned long) h->layers, BF_FORMAT_VERSION);
+					 "layer count %lu is not supported (a filter of family %u has exactly 1 layer)",
+					 (unsigned long) h->layers, (unsigned) h->family);
 		return BF_ERR_LAYERS;
 	}
 	if (h->nbits == 0)
@@ -468,12 +468,14 @@ bf_header_set_key_kind(uint8_t *buf, uint8_t key_kind)
 void
 bf_header_set_added(uint8_t *buf, uint64_t added)
 {
+	buf[OFF_VERSION] = BF_FORMAT_VERSION;
 	bf_write_u64le(buf + OFF_ADDED, added);
 }
 
 void
 bf_header_set_layers(uint8_t *buf, uint32_t layers, uint64_t nbits)
 {
+	buf[OFF_VERSION] = BF_FORMAT_VERSION;
 	write_u32le(buf + OFF_LAYERS, layers);
 	bf_write_u64le(buf + OFF_NBITS, nbits);
 }

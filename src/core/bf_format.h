@@ -10,7 +10,7 @@
  *
  *	offset	size	field
  *	0		4		magic "BLMF"
- *	4		1		format version (1)
+ *	4		1		format version (1 or 2; see below)
  *	5		1		family (1 = bloom, 2 = counting, 4 = scalable; 3 is the
  *					cuckoofilter type, see bf_cuckoo.h)
  *	6		1		layout (1 = blocked, 2 = classic, 3 = counting)
@@ -31,6 +31,17 @@
  * Family and layout go together: family 2 (counting) has layout 3 and only
  * it; family 1 (bloom) has layout 1 or 2.
  *
+ * Format versions differ in the rules that turn keys into hashes, not in
+ * the bytes: version 1 is what releases 1.0 and 1.1 wrote (1.0's keys have
+ * one form each; 1.1 added varchar keys without trailing blanks and a text
+ * key in up to three forms, and checked more forms, without changing the
+ * number), version 2 what is written since: 1.1's rules, under a number
+ * that tells a reader of 1.0's rules to refuse the value.  Every value this
+ * build writes (a new one, or a change: an add, a removal, a union) is
+ * version 2; one read unchanged keeps its version.  A check tests the same
+ * forms under both (they include 1.0's), so version 1 values of either
+ * release are read exactly; see bf_keys.c for the forms.
+ *
  * Family 4 (scalable, see bf_scalable.h) uses the same 64 bytes with other
  * meanings for some fields: layout is that of every layer (1 or 2), hashes
  * is 0, layers counts the layers (1 .. BF_MAX_LAYERS), nbits is the sum of
@@ -50,7 +61,8 @@
 #define BF_MAGIC_1			'L'
 #define BF_MAGIC_2			'M'
 #define BF_MAGIC_3			'F'
-#define BF_FORMAT_VERSION	1
+#define BF_FORMAT_VERSION	2	/* the version written */
+#define BF_FORMAT_VERSION_MIN 1 /* the oldest read */
 #define BF_FAMILY_BLOOM		1
 #define BF_FAMILY_COUNTING	2
 #define BF_FAMILY_SCALABLE	4
@@ -62,6 +74,13 @@
 #define BF_BLOCK_BITS		512
 #define BF_BLOCK_BYTES		(BF_BLOCK_BITS / 8)
 #define BF_CLASSIC_ALIGN_BITS 64
+
+/* Does this build read values of format version v? */
+static inline bool
+bf_format_version_known(unsigned v)
+{
+	return v >= BF_FORMAT_VERSION_MIN && v <= BF_FORMAT_VERSION;
+}
 
 typedef enum BfLayout
 {

@@ -716,15 +716,15 @@ bf_text_parse_header(const char *s, BfHeader *h,
 		return BF_ERR_SYNTAX;
 	if ((st = parse_uint(&tp, "version", BF_ERR_VERSION, &v)) != BF_OK)
 		return st;
-	if (v != BF_FORMAT_VERSION)
+	if (!bf_format_version_known(v))
 	{
 		if (msg)
 			snprintf(msg, msglen,
-					 "unrecognized format version %llu (this build reads version %d)",
-					 (unsigned long long) v, BF_FORMAT_VERSION);
+					 "unrecognized format version %llu (this build reads versions %d to %d)",
+					 (unsigned long long) v, BF_FORMAT_VERSION_MIN, BF_FORMAT_VERSION);
 		return BF_ERR_VERSION;
 	}
-	hdr.version = BF_FORMAT_VERSION;
+	hdr.version = (uint8_t) v;
 	hdr.flags = 0;
 	hdr.layers = 1;
 

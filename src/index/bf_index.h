@@ -206,6 +206,11 @@ typedef struct BfiSummary
 
 extern void bfi_summarize(Relation index, BfiSummary *sum, uint8 *bits);
 
+/* bfi_export.c: the filter as a bloomfilter value, whole or its changes */
+extern struct varlena *bfi_export_value(Relation index);
+extern void bfi_export_changes(FunctionCallInfo fcinfo, Relation index,
+							   const char *since);
+
 /* bfi_sql.c: may the current user check the guard (SELECT on its column)? */
 extern bool bfi_may_check(Relation index);
 /* and a check of the key in argument 1 of a call */

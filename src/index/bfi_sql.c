@@ -1,7 +1,8 @@
 /*
  * bfi_sql.c
  *		The SQL functions of guard indexes: bloom_guard_contains (a check by
- *		index), bloom_guard_filter (the filter as a bloomfilter value) and
+ *		index), bloom_guard_filter and bloom_guard_changes (the filter as a
+ *		bloomfilter value, whole or its changes: bfi_export.c) and
  *		bloom_guard_info.
  *
  * The index is named by regclass, so a rename of it, its table or its
@@ -50,6 +51,7 @@
 PG_FUNCTION_INFO_V1(bloom_guard_contains);
 PG_FUNCTION_INFO_V1(bloom_guard_contains_text);
 PG_FUNCTION_INFO_V1(bloom_guard_filter);
+PG_FUNCTION_INFO_V1(bloom_guard_changes);
 PG_FUNCTION_INFO_V1(bloom_guard_info);
 
 #if PG_VERSION_NUM >= 170000
@@ -423,25 +425,6 @@ guard_open_leaf(Oid indexoid)
 	return index;
 }
 
-/* Fill the header of layer i of a guard's export. */
-static void
-layer_header(const BfiSummary *sum, uint32 i, BfHeader *h)
-{
-	const BfiLayer *layer = &sum->meta.layers[i];
-
-	memset(h, 0, sizeof(*h));
-	h->version = BF_FORMAT_VERSION;
-	h->family = BF_FAMILY_BLOOM;
-	h->layout = BF_LAYOUT_BLOCKED;
-	h->key_kind = (uint8) sum->meta.key_kind;
-	h->hashes = (uint16) layer->hashes;
-	h->layers = 1;
-	h->nbits = (uint64) layer->npages * BFI_BLOCKS_PER_PAGE * BF_BLOCK_BITS;
-	h->capacity = layer->capacity;
-	h->target_fpr = layer->fpr;
-	h->added = sum->added[i];
-}
-
 /*
  * The guard's filter as a bloomfilter value: a scalable filter (family 4)
  * whose layers are the guard's, their bits as the pages hold them.
@@ -450,67 +433,31 @@ Datum
 bloom_guard_filter(PG_FUNCTION_ARGS)
 {
 	Relation	index = guard_open_leaf(PG_GETARG_OID(0));
-	BfiSummary *sum = palloc(sizeof(BfiSummary));
-	BfHeader	outer;
-	uint64		bytes = BF_HEADER_SIZE;
-	struct varlena *v;
-	uint8	   *p;
-	uint8	   *bits;
-	char		msg[256];
+	struct varlena *v = bfi_export_value(index);
 
-	bfi_meta_read(index, &sum->meta);
-	memset(&outer, 0, sizeof(outer));
-	outer.version = BF_FORMAT_VERSION;
-	outer.family = BF_FAMILY_SCALABLE;
-	outer.layout = BF_LAYOUT_BLOCKED;
-	outer.key_kind = (uint8) sum->meta.key_kind;
-	outer.layers = sum->meta.nlayers;
-	outer.capacity = sum->meta.capacity;
-	outer.target_fpr = sum->meta.fpr;
-	outer.growth = BFI_GROWTH;
-	outer.ratio = BFI_RATIO;
-	for (uint32 i = 0; i < sum->meta.nlayers; i++)
-	{
-		uint64		nbits = (uint64) sum->meta.layers[i].npages * BFI_BLOCKS_PER_PAGE * BF_BLOCK_BITS;
-
-		outer.nbits += nbits;
-		bytes += BF_HEADER_SIZE + nbits / 8;
-	}
-	if (bytes > BF_MAX_NEW_VALUE_BYTES - VARHDRSZ)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("the filter of index \"%s\" is too large for a bloomfilter value",
-						RelationGetRelationName(index)),
-				 errdetail("It takes %llu bytes; a value holds at most %zu.",
-						   (unsigned long long) bytes, BF_MAX_NEW_VALUE_BYTES - VARHDRSZ)));
-
-	/* the bits first (behind the headers' room), then the headers */
-	v = palloc_extended(VARHDRSZ + bytes, MCXT_ALLOC_HUGE);
-	SET_VARSIZE(v, VARHDRSZ + bytes);
-	bits = palloc_extended(outer.nbits / 8, MCXT_ALLOC_HUGE);
-	bfi_summarize(index, sum, bits);
-	p = (uint8 *) VARDATA(v) + BF_HEADER_SIZE;
-	for (uint32 i = 0, off = 0; i < sum->meta.nlayers; i++)
-	{
-		BfHeader	h;
-
-		layer_header(sum, i, &h);
-		bf_header_encode(&h, p);
-		memcpy(p + BF_HEADER_SIZE, bits + (Size) off * BF_BLOCK_BYTES, h.nbits / 8);
-		p += BF_HEADER_SIZE + h.nbits / 8;
-		off += h.nbits / BF_BLOCK_BITS;
-		outer.added += h.added;
-	}
-	bf_header_encode(&outer, (uint8 *) VARDATA(v));
-	pfree(bits);
-	if (bf_header_decode((uint8 *) VARDATA(v), bytes, &outer, msg, sizeof(msg)) != BF_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("the filter of index \"%s\" is not a valid value: %s",
-						RelationGetRelationName(index), msg),
-				 errhint("Please REINDEX it.")));
 	guard_close(index);
 	PG_RETURN_POINTER(v);
+}
+
+/*
+ * bloom_guard_changes(guard, since): the filter whole, or what changed since
+ * the copy of version since (bfi_export.c).
+ */
+Datum
+bloom_guard_changes(PG_FUNCTION_ARGS)
+{
+	Relation	index;
+
+	if (PG_ARGISNULL(0))
+	{
+		InitMaterializedSRF(fcinfo, 0);		/* no rows */
+		PG_RETURN_NULL();
+	}
+	index = guard_open_leaf(PG_GETARG_OID(0));
+	bfi_export_changes(fcinfo, index,
+					   PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	guard_close(index);
+	PG_RETURN_NULL();
 }
 
 /* layers, capacity, added, bytes, target_fpr, estimated_fpr */

@@ -13,7 +13,8 @@
 #      less the bare loop (the same statement without the check): ns per
 #      check and ratios; the false-positive rate each answered.  Then one
 #      prepared lookup per transaction, pgbench -n -M prepared -c 1 -T S: TPS
-#      of the guard, the B-tree's EXISTS and the gated EXISTS (pgbench and its
+#      of the guard, the B-tree's EXISTS, the gated EXISTS, a stored filter
+#      value's check and the lookup written with it (pgbench and its
 #      backend pinned to CPU 0 with taskset).
 #   2. inserts: N/5 new keys (in an order scattered over the B-tree) into
 #      copies of t holding no index, only the B-tree, the B-tree and a guard,
@@ -216,6 +217,11 @@ PGB
 lookup "SELECT bloom_guard_contains('g', :n::text);" >"$W/guard.sql"
 lookup "SELECT EXISTS (SELECT 1 FROM t WHERE k = :n);" >"$W/btree.sql"
 cp "$W/btree.sql" "$W/gate.sql"
+# a stored filter value (bloom_agg of t, in a table): the check alone, and
+# the lookup that reads t only on "maybe", written inline
+lookup "SELECT bf @> :n::text FROM filters WHERE name = 't';" >"$W/stored.sql"
+lookup "SELECT CASE WHEN NOT (SELECT bf FROM filters WHERE name = 't') @> :n::text THEN false
+	ELSE EXISTS (SELECT 1 FROM t WHERE k = :n::text) END;" >"$W/stored_exists.sql"
 # One client and its backend ping-pong: on different CPUs each wait ends in
 # an idle CPU's wake-up, and runs land in modes 2-5x apart depending on where
 # the scheduler put them.  So pgbench and the backends the postmaster forks
@@ -233,10 +239,12 @@ lookup_plan=$(bf_psql -qAt -d bench -c "SET plan_cache_mode = force_generic_plan
 	-c "PREPARE p AS SELECT EXISTS (SELECT 1 FROM t WHERE k = \$1)" -c "EXPLAIN (COSTS OFF) EXECUTE p('1')" |
 	grep -v ':' | sed 's/^ *//; s/^-> *//' | paste -sd ';' | sed 's/;/; /g')
 bf_say "1b. gated lookup's generic plan: $lookup_plan"
-bf_say "1b. ${pin[*]:+${pin[*]} }pgbench -n -M prepared -c 1 -T $SECS, $ROUNDS rounds: guard, B-tree EXISTS, the same EXISTS gated"
+q "CREATE TABLE filters (name text PRIMARY KEY, bf bloomfilter)"
+q "INSERT INTO filters SELECT 't', bloom_agg(k) FROM t"
+bf_say "1b. ${pin[*]:+${pin[*]} }pgbench -n -M prepared -c 1 -T $SECS, $ROUNDS rounds: guard, B-tree EXISTS, the same EXISTS gated, a stored filter's check, the stored filter's lookup"
 for ((r = 1; r <= ROUNDS; r++)); do
 	line="    round $r:"
-	for v in guard btree gate; do
+	for v in guard btree gate stored stored_exists; do
 		gates=off
 		[[ $v == gate ]] && gates=on
 		out=$(PGOPTIONS="-c bloomfilter.planner_guards=$gates" \
@@ -348,10 +356,12 @@ UNION ALL
 SELECT format('| %s | %s (%s–%s) | %s |',
 	CASE variant WHEN 'guard' THEN 'SELECT bloom_guard_contains(''g'', key)'
 				 WHEN 'gate' THEN 'SELECT EXISTS (SELECT 1 FROM t WHERE k = key), gated'
+				 WHEN 'stored' THEN 'SELECT bf @> key FROM filters WHERE name = ''t'''
+				 WHEN 'stored_exists' THEN 'SELECT CASE WHEN NOT (SELECT bf FROM filters …) @> key THEN false ELSE EXISTS (…) END'
 				 ELSE 'SELECT EXISTS (SELECT 1 FROM t WHERE k = key), gates off' END,
 	round(m::numeric), round(lo::numeric), round(hi::numeric),
 	round((m / (SELECT m FROM s WHERE variant = 'btree'))::numeric, 2))
-  FROM (SELECT * FROM s ORDER BY array_position(ARRAY['guard', 'btree', 'gate'], variant)) s;
+  FROM (SELECT * FROM s ORDER BY array_position(ARRAY['guard', 'btree', 'gate', 'stored', 'stored_exists'], variant)) s;
 SQL
 echo
 echo "2. Inserts of $NINS new keys into a copy of t ($ROWS rows at the first round, $NINS more each round), each after a CHECKPOINT; mean of $ROUNDS rounds"

@@ -113,7 +113,7 @@ static void
 test_format_round_trip(void)
 {
 	static const uint8_t expect_1024[64] = {
-		'B', 'L', 'M', 'F', 1, 1, 1, 2, 7, 0, 0, 0, 1, 0, 0, 0,
+		'B', 'L', 'M', 'F', 2, 1, 1, 2, 7, 0, 0, 0, 1, 0, 0, 0,
 		0x00, 0x04, 0, 0, 0, 0, 0, 0,	/* nbits 1024 */
 		100, 0, 0, 0, 0, 0, 0, 0,	/* capacity */
 		0x7b, 0x14, 0xae, 0x47, 0xe1, 0x7a, 0x84, 0x3f,	/* 0.01 */
@@ -139,6 +139,28 @@ test_format_round_trip(void)
 	CHECK(g.key_kind == BF_KEY_UUID);
 	CHECK(g.added == UINT64_C(0x0102030405060708));
 	CHECK(buf[40] == 0x08 && buf[47] == 0x01);
+
+	/*
+	 * Format versions: 1 is read and keeps its number until the value
+	 * changes (a change writes 2); 3 is refused, with a message that names
+	 * what is read.
+	 */
+	buf[4] = 1;
+	CHECK(bf_header_decode(buf, sizeof(buf), &g, NULL, 0) == BF_OK);
+	CHECK(g.version == 1);
+	bf_header_encode(&g, buf);
+	CHECK(buf[4] == 1);
+	bf_header_set_added(buf, 4);
+	CHECK(buf[4] == BF_FORMAT_VERSION && BF_FORMAT_VERSION == 2);
+	buf[4] = 1;
+	bf_header_set_layers(buf, 1, 1024);
+	CHECK(buf[4] == 2);
+	buf[4] = 3;
+	CHECK(bf_header_decode(buf, sizeof(buf), &g, msg, sizeof(msg)) == BF_ERR_VERSION);
+	CHECK(strcmp(msg, "unrecognized format version 3 (this build reads versions 1 to 2)") == 0);
+	CHECK(!bf_format_version_known(0) && bf_format_version_known(1) &&
+		  bf_format_version_known(2) && !bf_format_version_known(3));
+	buf[4] = 2;
 
 	/* both layouts, extreme field values */
 	for (layout = 1; layout <= BF_LAYOUT_MAX; layout++)
@@ -210,8 +232,8 @@ static const FormatCase format_cases[] = {
 	{"short", m_short, BF_ERR_TRUNCATED, "value is 63 bytes, shorter than the 64-byte header"},
 	{"empty", m_empty, BF_ERR_TRUNCATED, "value is 0 bytes, shorter than the 64-byte header"},
 	{"magic", m_magic, BF_ERR_MAGIC, "bad magic bytes 42 4c 4d 47 (expected \"BLMF\")"},
-	{"version", m_version, BF_ERR_VERSION, "unrecognized format version 7 (this build reads version 1)"},
-	{"version0", m_version0, BF_ERR_VERSION, "unrecognized format version 0 (this build reads version 1)"},
+	{"version", m_version, BF_ERR_VERSION, "unrecognized format version 7 (this build reads versions 1 to 2)"},
+	{"version0", m_version0, BF_ERR_VERSION, "unrecognized format version 0 (this build reads versions 1 to 2)"},
 	{"family", m_family, BF_ERR_LAYOUT, "layout blocked does not belong to family 2 (counting is family 2, the others family 1)"},
 	{"family 3", m_family3, BF_ERR_FAMILY, "unsupported filter family 3 (this build reads families 1, bloom, 2, counting, and 4, scalable)"},
 	{"layout0", m_layout0, BF_ERR_LAYOUT, "unrecognized layout 0 (expected 1 for blocked, 2 for classic or 3 for counting)"},
@@ -221,9 +243,9 @@ static const FormatCase format_cases[] = {
 	{"hashes 0", m_hashes0, BF_ERR_HASHES, "hash count 0 is out of range 1..64"},
 	{"hashes 65", m_hashes65, BF_ERR_HASHES, "hash count 65 is out of range 1..64"},
 	{"hashes 263", m_hashes_big, BF_ERR_HASHES, "hash count 263 is out of range 1..64"},
-	{"flags", m_flags, BF_ERR_FLAGS, "unrecognized flags 0x8000 (version 1 defines no flags)"},
-	{"layers 0", m_layers0, BF_ERR_LAYERS, "layer count 0 is not supported (version 1 has exactly 1 layer)"},
-	{"layers 2", m_layers2, BF_ERR_LAYERS, "layer count 2 is not supported (version 1 has exactly 1 layer)"},
+	{"flags", m_flags, BF_ERR_FLAGS, "unrecognized flags 0x8000 (no format version defines flags)"},
+	{"layers 0", m_layers0, BF_ERR_LAYERS, "layer count 0 is not supported (a filter of family 1 has exactly 1 layer)"},
+	{"layers 2", m_layers2, BF_ERR_LAYERS, "layer count 2 is not supported (a filter of family 1 has exactly 1 layer)"},
 	{"nbits 0", m_nbits0, BF_ERR_NBITS, "bit count 0 is not positive"},
 	{"nbits 1000", m_nbits1000, BF_ERR_NBITS, "bit count 1000 is not a multiple of 512 for layout blocked"},
 	{"nbits classic", m_nbits_classic, BF_ERR_NBITS, "bit count 1000 is not a multiple of 64 for layout classic"},
@@ -583,7 +605,7 @@ test_text_round_trip(void)
 	h = make_header(BF_LAYOUT_BLOCKED, 1024);
 	text = text_round_trip(&h);
 	{
-		const char *expect = "version=1 layout=blocked hashes=7 key_kind=text bits=1024 "
+		const char *expect = "version=2 layout=blocked hashes=7 key_kind=text bits=1024 "
 		"capacity=100 target_fpr=0.01 added=3 data=";
 
 		CHECK(strncmp(text, expect, strlen(expect)) == 0);
@@ -638,8 +660,8 @@ static const TextCase text_cases[] = {
 	{"Version=1", BF_ERR_SYNTAX, "expected \"version=\" at position 0"},
 	{"version", BF_ERR_SYNTAX, "unexpected end of input at position 7, expected \"version=\""},
 	{"version=", BF_ERR_SYNTAX, "version is empty at position 8"},
-	{"version=7 layout=blocked", BF_ERR_VERSION, "unrecognized format version 7 (this build reads version 1)"},
-	{"version=0", BF_ERR_VERSION, "unrecognized format version 0 (this build reads version 1)"},
+	{"version=7 layout=blocked", BF_ERR_VERSION, "unrecognized format version 7 (this build reads versions 1 to 2)"},
+	{"version=0", BF_ERR_VERSION, "unrecognized format version 0 (this build reads versions 1 to 2)"},
 	{"version=01", BF_ERR_SYNTAX, "version \"01\" has a leading zero"},
 	{"version=+1", BF_ERR_SYNTAX, "version \"+1\" is not an unsigned decimal integer"},
 	{"version=99999999999999999999", BF_ERR_VERSION, "version \"99999999999999999999\" is out of range"},
@@ -1477,7 +1499,7 @@ test_scalable(void)
 
 		CHECK(text != NULL && back != NULL);
 		bf_text_render(&h, value + BF_HEADER_SIZE, text);
-		CHECK(strncmp(text, "version=1 family=scalable layout=blocked key_kind=none layers=5 ", 64) == 0);
+		CHECK(strncmp(text, "version=2 family=scalable layout=blocked key_kind=none layers=5 ", 64) == 0);
 		CHECK(bf_text_parse_header(text, &g, &d, &dlen, msg, sizeof(msg)) == BF_OK);
 		bf_header_encode(&g, back);
 		CHECK(bf_text_decode_payload(d, dlen, back + BF_HEADER_SIZE, size - BF_HEADER_SIZE,

@@ -6,7 +6,7 @@
 -- test/reader/bloomfilter_reader.py.
 --
 BEGIN;
-SELECT plan(35);
+SELECT plan(39);
 
 -- ck: i = 1..100,000; pg_temp.key_expr(kind): a key of each kind from i
 \ir include/keys.sql
@@ -113,7 +113,7 @@ SELECT ok((SELECT bool_and(bloomfilter_send(f) = f::bytea) FROM rt), 'send gives
 -- 'bob' takes 60, 97, 116, 79, 83, 56.  Counter c is the low nibble of
 -- payload byte c / 2 when c is even, the high one when odd.
 SELECT is(substring(bloom_empty(100, 0.01, 'counting')::bytea FROM 1 FOR 64),
-		  '\x424c4d46010203000600000001000000001200000000000064000000000000007b14ae47e17a843f'
+		  '\x424c4d46020203000600000001000000001200000000000064000000000000007b14ae47e17a843f'
 		  '000000000000000000000000000000000000000000000000',
 		  'header of bloom_empty(100, 0.01, ''counting''): family 2, layout 3, k 6, m 4608');
 SELECT is(rtrim(encode(substring((bloom_empty(100, 0.01, 'counting') || 'alice' || 'bob' || 'bob')::bytea FROM 65), 'hex'), '0'),
@@ -129,7 +129,7 @@ SELECT is(get_byte((bloom_empty(100, 0.01, 'counting') || 'alice')::bytea, 64 + 
 		  'counter 309 (odd): high nibble of byte 154 holds 1');
 SELECT is(octet_length(bloom_empty(100, 0.01, 'counting')::bytea), 64 + 576, 'size: header and m / 8 bytes');
 SELECT is(bloom_empty(10, 0.1, 'counting')::text,
-		  'version=1 layout=counting hashes=6 key_kind=none bits=512 capacity=10 target_fpr=0.1 added=0 data='
+		  'version=2 layout=counting hashes=6 key_kind=none bits=512 capacity=10 target_fpr=0.1 added=0 data='
 		  || repeat('A', 86) || '==', 'text form of an empty counting filter');
 SELECT is(encode(substring(((bloom_empty(100, 0.01, 'counting') || 'alice') - 'alice')::bytea FROM 65), 'hex'),
 		  repeat('00', 576), 'removing the only key clears every counter');
@@ -144,6 +144,55 @@ SELECT is((SELECT count(*) FROM generate_series(1, 2000) i
 SELECT cmp_ok((SELECT count(*) FROM generate_series(1, 2000) i
 			   WHERE (SELECT f FROM stored) @> ('absent-' || i)), '<', 100::bigint,
 			  'and answers "no" for absent keys (about 1% "maybe")');
+
+-- 36-39: an add and its removal are exact inverses, for every form of a key.
+-- 300 random text keys, a third ending in blanks and a third longer than 63
+-- bytes (multibyte characters at the cut), some added twice, and 200
+-- integers, negative ones included (their oid form is only checked): after
+-- every key is removed as often as it was added, in another order, every
+-- counter is zero again; each removal before then keeps every key still
+-- added found.
+CREATE TEMP TABLE inv_keys AS
+SELECT i, CASE i % 3
+		  WHEN 0 THEN substr(md5(i::text), 1, 1 + i % 7) || repeat(' ', 1 + i % 3)
+		  WHEN 1 THEN md5(i::text) || repeat('é', 20 + i % 30)
+		  ELSE md5(i::text) END AS k,
+	   1 + (i % 5 = 0)::int AS times
+FROM generate_series(1, 300) i;
+CREATE TEMP TABLE inv_f AS
+SELECT bloom_add_all(bloom_empty(1000, 0.01, 'counting'),
+					 ARRAY(SELECT k FROM inv_keys, generate_series(1, times) ORDER BY i)) AS f;
+SELECT ok((SELECT bool_and(f @> k) FROM inv_f, inv_keys), 'inverse: every text key added is found');
+DO $$
+DECLARE
+	r record;
+	g bloomfilter := (SELECT f FROM inv_f);
+BEGIN
+	FOR r IN SELECT k FROM inv_keys, generate_series(1, times) ORDER BY md5(k || times) LOOP
+		g := bloom_remove(g, r.k);
+	END LOOP;
+	UPDATE inv_f SET f = g;
+END $$;
+SELECT is((SELECT encode(substring(f::bytea FROM 65), 'hex') FROM inv_f),
+		  (SELECT encode(substring(bloom_empty(1000, 0.01, 'counting')::bytea FROM 65), 'hex')),
+		  'inverse: after removing every text key as often as it was added, every counter is zero');
+CREATE TEMP TABLE inv_int AS
+SELECT bloom_add_all(bloom_empty(500, 0.01, 'counting'),
+					 ARRAY(SELECT (i * 7919 % 1000) - 500 FROM generate_series(1, 200) i)::int4[]) AS f;
+SELECT ok((SELECT bool_and(f @> ((i * 7919 % 1000) - 500)::int4) FROM inv_int, generate_series(1, 200) i),
+		  'inverse: every integer key added is found');
+DO $$
+DECLARE
+	g bloomfilter := (SELECT f FROM inv_int);
+BEGIN
+	FOR i IN REVERSE 200..1 LOOP
+		g := bloom_remove(g, ((i * 7919 % 1000) - 500)::int4);
+	END LOOP;
+	UPDATE inv_int SET f = g;
+END $$;
+SELECT is((SELECT encode(substring(f::bytea FROM 65), 'hex') FROM inv_int),
+		  (SELECT encode(substring(bloom_empty(500, 0.01, 'counting')::bytea FROM 65), 'hex')),
+		  'inverse: after removing every integer key, every counter is zero');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -103,7 +103,7 @@ SELECT is((SELECT count(*) FROM rt JOIN rt2 USING (id) WHERE rt.f::bytea = rt2.f
 -- i1 = (0x4da10dd6 * 27) >> 32 = 8, i2 = 24; 'bob': 0x1403c0c40f49b8e5,
 -- fingerprint 229, buckets 2 and 12.  Slot j holds bits 10j .. 10j + 9.
 SELECT is(substring(cuckoo_empty(100, 0.01)::bytea FROM 1 FOR 64),
-		  '\x424c4d46010301000a000000010000001b0000000000000064000000000000007b14ae47e17a843f'
+		  '\x424c4d46020301000a000000010000001b0000000000000064000000000000007b14ae47e17a843f'
 		  '000000000000000000000000000000000000000000000000',
 		  'header of cuckoo_empty(100, 0.01): family 3, layout 1, f 10, 27 buckets');
 SELECT is(encode(substring((cuckoo_empty(100, 0.01) || 'alice' || 'bob' || 'bob')::bytea FROM 65), 'hex'),
@@ -112,7 +112,7 @@ SELECT is(encode(substring((cuckoo_empty(100, 0.01) || 'alice' || 'bob' || 'bob'
 		  'payload: bob in slots 8 and 9 (bucket 2), alice in slot 32 (bucket 8)');
 SELECT is(octet_length(cuckoo_empty(100, 0.01)::bytea), 64 + 135, 'size: header and ceil(108 * 10 / 8) bytes');
 SELECT is((cuckoo_empty(10) || 'a')::text,
-		  'version=1 family=cuckoo fingerprint_bits=10 key_kind=text buckets=3 capacity=10 target_fpr=0.01 count=1 data=AAAAAAAAAAAAAB8CAAAA',
+		  'version=2 family=cuckoo fingerprint_bits=10 key_kind=text buckets=3 capacity=10 target_fpr=0.01 count=1 data=AAAAAAAAAAAAAB8CAAAA',
 		  'text form');
 SELECT is(cuckoo_count(cuckoo_empty(100, 0.01) || 'alice' || 'bob' || 'bob', 'bob'), 2, 'bob twice');
 

@@ -108,7 +108,7 @@ FROM (SELECT * FROM fpr_res ORDER BY ord) r;
 SELECT is(jsonb_build_object('version', info->'version', 'layout', info->'layout',
 							 'capacity', info->'capacity', 'target_fpr', info->'target_fpr',
 							 'added', info->'added', 'key_kind', info->'key_kind'),
-		  jsonb_build_object('version', 1, 'layout', layout, 'capacity', 100000,
+		  jsonb_build_object('version', 2, 'layout', layout, 'capacity', 100000,
 							 'target_fpr', target, 'added', 100000, 'key_kind', keys),
 		  format('%s %s%%: bloom_info header fields', layout, target * 100))
 FROM (SELECT * FROM fpr_res ORDER BY ord) r;

@@ -51,7 +51,7 @@ SELECT is(coalesce(array_agg(descr ORDER BY id)
 FROM rt_src;
 
 SELECT is(coalesce(array_agg(descr ORDER BY id)
-				   FILTER (WHERE bf::text !~ ('^version=1 layout=(blocked|classic) hashes=[1-9][0-9]* '
+				   FILTER (WHERE bf::text !~ ('^version=2 layout=(blocked|classic) hashes=[1-9][0-9]* '
 											  'key_kind=[a-z]+ bits=[1-9][0-9]* capacity=[1-9][0-9]* '
 											  'target_fpr=[0-9.e+-]+ added=(0|[1-9][0-9]*) '
 											  'data=([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$')),
@@ -93,7 +93,7 @@ $$;
 
 SELECT is(coalesce(array_agg(descr ORDER BY id) FILTER (WHERE NOT (
 			  substring(b FROM 1 FOR 4) = 'BLMF'::bytea
-			  AND get_byte(b, 4) = 1						-- version
+			  AND get_byte(b, 4) = 2						-- version
 			  AND get_byte(b, 5) = 1						-- family: bloom
 			  AND get_byte(b, 6) = CASE i->>'layout' WHEN 'blocked' THEN 1 WHEN 'classic' THEN 2 END
 			  AND get_byte(b, 7) = CASE i->>'key_kind' WHEN 'none' THEN 0 WHEN 'integer' THEN 1

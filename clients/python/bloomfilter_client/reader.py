@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bloomfilter_reader.py -- a reference reader for the bloomfilter byte format.
+"""bloomfilter_client.reader -- a reference reader for the bloomfilter byte format.
 
 Checks keys against a filter fetched from PostgreSQL (``SELECT bf::bytea``)
 without a database round trip, and documents the format in executable form.
@@ -16,15 +16,15 @@ Layouts and sizing, Format) and src/core/*.h define:
 Needs Python 3 and the ``xxhash`` module (Debian: python3-xxhash, which has
 xxh3_64 and xxh3_128).  Use:
 
-    from bloomfilter_reader import BloomFilter
+    from bloomfilter_client.reader import BloomFilter
     bf = BloomFilter.from_bytes(data)          # data: the bytes of bf::bytea
     bf.contains('alice')                        # kind inferred from the value
     bf.contains(42, 'int4')                     # or named by its SQL type
 
 Command line:
 
-    python3 bloomfilter_reader.py --selftest
-    python3 bloomfilter_reader.py FILE [KEY ...]    FILE: raw bytes, a '\\x..'
+    python3 -m bloomfilter_client.reader --selftest
+    python3 -m bloomfilter_client.reader FILE [KEY ...]    FILE: raw bytes, a '\\x..'
         hex string (psql output of bf::bytea) or the text form; KEYs are
         parsed as the filter's key kind (text form of the SQL type); prints
         "maybe" or "no" per key, exit status 1 if some key is definitely absent.
@@ -54,11 +54,15 @@ __all__ = [
 ]
 
 # --------------------------------------------------------------------------
-# Constants of format version 1 (src/core/bf_format.h)
+# Constants of the format (src/core/bf_format.h).  Versions differ in the
+# key rules, not in the bytes: 1 is what releases 1.0 and 1.1 wrote, 2 what
+# is written since (1.1's rules).  A check tests the same forms under both;
+# every change (an add, a removal) writes version 2.
 # --------------------------------------------------------------------------
 
 MAGIC = b'BLMF'
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2              # the version written
+FORMAT_VERSIONS = (1, 2)        # the versions read
 FAMILY_BLOOM = 1
 FAMILY_COUNTING = 2
 HEADER_SIZE = 64
@@ -638,7 +642,14 @@ def add_bytes(key, sqltype=None):
         sqltype = infer_type(key)
     kind, canon = canonical_bytes(key, sqltype)
     if sqltype in _TEXT_TYPES:
-        return kind, _distinct([canon, canon.rstrip(b' '), clip_name_bytes(canon)])
+        # not deduplicated, as the server: a form equal to an earlier one
+        # (the trimmed and the clipped form of 63 bytes and a blank) is set
+        # again, which raises a counting filter's counters twice
+        forms = [canon]
+        for form in (canon.rstrip(b' '), clip_name_bytes(canon)):
+            if form != canon:
+                forms.append(form)
+        return kind, forms
     return kind, [canon]
 
 
@@ -695,9 +706,9 @@ def _hex_bytes(s):
 
 
 def _check_version(version):
-    if version != FORMAT_VERSION:
-        raise FormatError('unrecognized format version %d (this build reads version %d)'
-                          % (version, FORMAT_VERSION))
+    if version not in FORMAT_VERSIONS:
+        raise FormatError('unrecognized format version %d (this build reads versions %d to %d)'
+                          % (version, FORMAT_VERSIONS[0], FORMAT_VERSIONS[-1]))
 
 
 def _check_layout(layout):
@@ -765,7 +776,7 @@ class _KeyChecks:
 
 
 class BloomFilter(_KeyChecks):
-    """A decoded, validated filter of format version 1."""
+    """A decoded, validated filter (family 1 or 2) of a known format version."""
 
     __slots__ = ('version', 'family', 'layout', 'key_kind', 'hashes', 'flags',
                  'layers', 'nbits', 'capacity', 'target_fpr', 'added', 'bits')
@@ -804,10 +815,10 @@ class BloomFilter(_KeyChecks):
         if not 1 <= self.hashes <= MAX_HASHES:
             raise FormatError('hash count %d is out of range 1..%d' % (self.hashes, MAX_HASHES))
         if self.flags != 0:
-            raise FormatError('unrecognized flags 0x%04x (version 1 defines no flags)' % self.flags)
+            raise FormatError('unrecognized flags 0x%04x (no format version defines flags)' % self.flags)
         if self.layers != 1:
-            raise FormatError('layer count %d is not supported (version 1 has exactly 1 layer)'
-                              % self.layers)
+            raise FormatError('layer count %d is not supported (a filter of family %d has exactly 1 layer)'
+                              % (self.layers, self.family))
         _check_sizing(self.layout, self.nbits, self.capacity, self.target_fpr)
 
     @classmethod
@@ -940,6 +951,7 @@ class BloomFilter(_KeyChecks):
                 self.bits[j >> 3] |= 1 << (j & 7)
         self.key_kind = kind
         self.added += 1
+        self.version = FORMAT_VERSION
         return self
 
     # -- the counting layout ----------------------------------------------
@@ -959,17 +971,20 @@ class BloomFilter(_KeyChecks):
         if self.layout != LAYOUT_COUNTING:
             raise ValueError('cannot remove a key from a bloom filter of layout %s'
                              % LAYOUT_NAMES[self.layout])
-        kind, canon = self._canonical(key, sqltype)
+        self._canonical(key, sqltype)
         new = {}
-        for c in self.positions(canon):
-            v = new.get(c, self.counter(c))
-            if v == 0 or self.key_kind == KEY_NONE:
-                raise ValueError('cannot remove a key that is not in the bloom filter')
-            new[c] = v if v == COUNTER_MAX else v - 1
+        # every form the add raised, each once per form (the inverse of add)
+        for canon in add_bytes(key, sqltype)[1]:
+            for c in self.positions(canon):
+                v = new.get(c, self.counter(c))
+                if v == 0 or self.key_kind == KEY_NONE:
+                    raise ValueError('cannot remove a key that is not in the bloom filter')
+                new[c] = v if v == COUNTER_MAX else v - 1
         for c, v in new.items():
             self.set_counter(c, v)
         if 0 < self.added < U64:
             self.added -= 1
+        self.version = FORMAT_VERSION
         return self
 
     def set_bits(self):
@@ -1039,7 +1054,7 @@ class ScalableFilter(_KeyChecks):
             raise FormatError('hash count %d of a scalable filter is not 0 (each layer has its own)'
                               % hashes)
         if flags != 0:
-            raise FormatError('unrecognized flags 0x%04x (version 1 defines no flags)' % flags)
+            raise FormatError('unrecognized flags 0x%04x (no format version defines flags)' % flags)
         if not 1 <= nlayers <= MAX_LAYERS:
             raise FormatError('layer count %d is out of range 1..%d' % (nlayers, MAX_LAYERS))
         _check_sizing(self.layout, nbits, self.capacity, self.target_fpr)
@@ -1186,6 +1201,8 @@ class ScalableFilter(_KeyChecks):
             for j in last.positions(canon):
                 last.bits[j >> 3] |= 1 << (j & 7)
             last.added += 1
+            last.version = FORMAT_VERSION
+        self.version = FORMAT_VERSION
         self.key_kind = kind
         for layer in self.layers:
             layer.key_kind = kind
@@ -1241,15 +1258,14 @@ GOLDEN64 = 0x9E3779B97F4A7C15
 class CuckooFilter(_KeyChecks):
     """A decoded, validated cuckoo filter (read-only: checks and counts)."""
 
-    __slots__ = ('key_kind', 'fp_bits', 'nbuckets', 'capacity', 'target_fpr', 'count', 'slots')
+    __slots__ = ('version', 'key_kind', 'fp_bits', 'nbuckets', 'capacity', 'target_fpr', 'count', 'slots')
 
     @classmethod
     def from_bytes(cls, data):
         data = bytes(data)
         (version, family, layout, key_kind, fp_bits, flags, layers, nbuckets,
          capacity, fpr, count, reserved) = _unpack_header(_HEADER, data)
-        if version != FORMAT_VERSION:
-            raise FormatError('unrecognized format version %d (this build reads version 1)' % version)
+        _check_version(version)
         if family != FAMILY_CUCKOO:
             raise FormatError('filter family %d is not a cuckoo filter (family 3)' % family)
         if layout != 1:
@@ -1267,6 +1283,7 @@ class CuckooFilter(_KeyChecks):
             raise FormatError('length %d does not match %d buckets of %d-bit slots'
                               % (len(data), nbuckets, fp_bits))
         self = cls.__new__(cls)
+        self.version = version
         self.key_kind, self.fp_bits, self.nbuckets = key_kind, fp_bits, nbuckets
         self.capacity, self.target_fpr, self.count = capacity, fpr, count
         self.slots = data[HEADER_SIZE:]
@@ -1473,35 +1490,35 @@ GOLDEN_POSITIONS = {
 # Whole filters: bloom_add_all(bloom_empty(100, 0.01, layout), keys)::bytea
 GOLDEN_FILTERS = [
     ('blocked', [('text', 'alice'), ('text', 'bob')],
-     ('424c4d46010101020700000001000000000400000000000064000000000000007b14ae47e17a843f0200000000000000'
+     ('424c4d46020101020700000001000000000400000000000064000000000000007b14ae47e17a843f0200000000000000'
       '000000000000000000000000000000000000000000000000000000000000000000002001000000000000200004000800'
       '000000000000002200800000000000004000000000000001000001022000000000000000000000000000000000000000'
       '000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000'),
-     ('version=1 layout=blocked hashes=7 key_kind=text bits=1024 capacity=100 target_fpr=0.01 added=2 d'
+     ('version=2 layout=blocked hashes=7 key_kind=text bits=1024 capacity=100 target_fpr=0.01 added=2 d'
       'ata=AAAAAAAAAAAAAAAAAAAAAAAAIAEAAAAAAAAgAAQACAAAAAAAAAAAIgCAAAAAAAAAQAAAAAAAAAEAAAECIAAAAAAAAAAA'
       'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=')),
     ('blocked', [('int4', '42'), ('int4', '-1'), ('int4', '0')],
-     ('424c4d46010101010700000001000000000400000000000064000000000000007b14ae47e17a843f0300000000000000'
+     ('424c4d46020101010700000001000000000400000000000064000000000000007b14ae47e17a843f0300000000000000'
       '000000000000000000000000000000000000001000000000000000000000000000000000800000000000000000200000'
       '000000000040000000000000004040000000000000000000000000001000000000000000000000400008000000001000'
       '000000100408000000180040010000000000000000001000000040000000000000010000100000000000000000000000'),
-     ('version=1 layout=blocked hashes=7 key_kind=integer bits=1024 capacity=100 target_fpr=0.01 added='
+     ('version=2 layout=blocked hashes=7 key_kind=integer bits=1024 capacity=100 target_fpr=0.01 added='
       '3 data=AAAAEAAAAAAAAAAAAAAAAAAAAACAAAAAAAAAAAAgAAAAAAAAAEAAAAAAAAAAQEAAAAAAAAAAAAAAAAAAEAAAAAAAA'
       'AAAAABAAAgAAAAAEAAAAAAQBAgAAAAYAEABAAAAAAAAAAAAEAAAAEAAAAAAAAABAAAQAAAAAAAAAAAAAAA=')),
     ('classic', [('text', 'alice'), ('text', 'bob')],
-     ('424c4d46010102020700000001000000c00300000000000064000000000000007b14ae47e17a843f0200000000000000'
+     ('424c4d46020102020700000001000000c00300000000000064000000000000007b14ae47e17a843f0200000000000000'
       '000000000000000000000000000000000010020000000000000004000000000000000000000000001000000800000000'
       '000000000000000000000000200000008000000000000000000000000000000000100000000000000001040000000000'
       '80000000000000000000000000000000900000000000000000000000000000000008000000000000'),
-     ('version=1 layout=classic hashes=7 key_kind=text bits=960 capacity=100 target_fpr=0.01 added=2 da'
+     ('version=2 layout=classic hashes=7 key_kind=text bits=960 capacity=100 target_fpr=0.01 added=2 da'
       'ta=ABACAAAAAAAAAAQAAAAAAAAAAAAAAAAAEAAACAAAAAAAAAAAAAAAAAAAAAAgAAAAgAAAAAAAAAAAAAAAAAAAAAAQAAAAA'
       'AAAAAEEAAAAAACAAAAAAAAAAAAAAAAAAAAAkAAAAAAAAAAAAAAAAAAAAAAIAAAAAAAA')),
     ('classic', [('int4', '42'), ('int4', '-1'), ('int4', '0')],
-     ('424c4d46010102010700000001000000c00300000000000064000000000000007b14ae47e17a843f0300000000000000'
+     ('424c4d46020102010700000001000000c00300000000000064000000000000007b14ae47e17a843f0300000000000000'
       '000000000000000000000000000000000000040000000000000000008000060000000000000000000010200000040000'
       '000000000000000000400000000004000000000000000000000800000000000040000008000000080000000000008000'
       '00200000000000200000000000000000001000000000010000000000000000002000000808000000'),
-     ('version=1 layout=classic hashes=7 key_kind=integer bits=960 capacity=100 target_fpr=0.01 added=3'
+     ('version=2 layout=classic hashes=7 key_kind=integer bits=960 capacity=100 target_fpr=0.01 added=3'
       ' data=AAAEAAAAAAAAAAAAgAAGAAAAAAAAAAAAABAgAAAEAAAAAAAAAAAAAABAAAAAAAQAAAAAAAAAAAAACAAAAAAAAEAAAA'
       'gAAAAIAAAAAAAAgAAAIAAAAAAAIAAAAAAAAAAAABAAAAAAAQAAAAAAAAAAACAAAAgIAAAA')),
 ]
@@ -1510,23 +1527,25 @@ GOLDEN_FILTERS = [
 # bloom_agg(i, capacity, fpr, layout) over generate_series(1, n) i.
 GOLDEN_DIGESTS = [
     ('blocked', 'int', 10000, 10000, 0.01, 99328, 6,
-     'f100ff9a3595a7e553dc793a9957f2cac23007f543a0edfb65e969499afcb866'),
+     'cc2ea1ff1010f3a8f0120e2c55d76bbe27343402de5aa485f43d7e7cc992fba3'),
     ('blocked', 'text', 1000, 1000, 0.001, 15872, 9,
-     '474232246e26463b804e66e01fb00f4c896bed4a5ebcf5bbe5aec761ce11f41f'),
+     'bd66ae5b040832a1c1f4076d9da8f7adb1ab217fb74044dbc28cdb352dbd23f5'),
     ('classic', 'int', 10000, 10000, 0.01, 95936, 7,
-     '5eb25dea1af708357b2fa184ddfc2b869668333546db90e191055f2d60849b16'),
+     'd0d2d3e31b002c446ed024af883e800fdcc13b1e67ca2f4874f29f7b37e3d89f'),
     ('classic', 'text', 1000, 1000, 0.001, 14400, 10,
-     '60b080bcc5d06b9394a3f0819e0583670f5cbbad333ec0643b8a8fe9f7d020a4'),
+     '47dcaee8262a3117276a73507823f83899d9bbe8520cf8ead92860b1e6f50dcc'),
 ]
 
 GOLDEN_SIZES = {'blocked': (1024, 7), 'classic': (960, 7)}
 
 
 def _golden_sql(name='golden.sql'):
-    """The text of test/pgtap/<name> next to this file, or None."""
+    """The text of the project's test/pgtap/<name> (this file is
+    clients/python/bloomfilter_client/reader.py in it), or None when the
+    package runs outside the project."""
     import os
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                        '..', 'pgtap', name)
+                        '..', '..', '..', 'test', 'pgtap', name)
     try:
         with open(path, encoding='utf-8') as fh:
             return fh.read()
@@ -1595,18 +1614,18 @@ def _selftest_counting(check):
 GOLDEN_SCALABLE = [
     (2, 0.01, 2, 0.5, LAYOUT_BLOCKED, [(512, 30), (512, 26)],
      [('text', 'alice'), ('text', 'bob'), ('text', 'carol'), ('text', 'dave'), ('text', 'eve')],
-     '424c4d46010401020000000002000000000400000000000002000000000000007b14ae47e17a843f0500000000000000'
-     '0200000000000000000000000000e03f424c4d46010101021e00000001000000000200000000000002000000000000'
+     '424c4d46020401020000000002000000000400000000000002000000000000007b14ae47e17a843f0500000000000000'
+     '0200000000000000000000000000e03f424c4d46020101021e00000001000000000200000000000002000000000000'
      '007b14ae47e17a743f020000000000000000000000000000000000000000000000020004040040009020000'
      '01c200428028008202105008200001020200400088000002001000000a28085004800800102408040240800000100'
-     '000102a1010000424c4d46010101021a00000001000000000200000000000004000000000000007b14ae47e17a643f'
+     '000102a1010000424c4d46020101021a00000001000000000200000000000004000000000000007b14ae47e17a643f'
      '030000000000000000000000000000000000000000000000000800810200020081000128100410408200038828'
      '0e2004052a000084040011002020040080110020180a000000046400200032020241a44802802882002810'),
     (2, 0.01, 3, 0.25, LAYOUT_CLASSIC, [(64, 22), (128, 15)],
      [('int4', 1), ('int4', 2), ('int4', 3), ('int4', 4)],
-     '424c4d46010402010000000002000000c00000000000000002000000000000007b14ae47e17a843f0400000000000000'
-     '0300000000000000000000000000d03f424c4d4601010201160000000100000040000000000000000200000000000000'
-     'b81e85eb51b87e3f02000000000000000000000000000000000000000000000004a668d5b5baa034424c4d46010102'
+     '424c4d46020402010000000002000000c00000000000000002000000000000007b14ae47e17a843f0400000000000000'
+     '0300000000000000000000000000d03f424c4d4602010201160000000100000040000000000000000200000000000000'
+     'b81e85eb51b87e3f02000000000000000000000000000000000000000000000004a668d5b5baa034424c4d46020102'
      '010f0000000100000080000000000000000600000000000000b81e85eb51b85e3f02000000000000000000000000'
      '0000000000000000000000280041444484601000004448c6025401'),
 ]
@@ -1836,7 +1855,8 @@ def selftest(verbose=False):
     bad = [
         ('truncated header', good[:63]),
         ('magic', b'BLMG' + good[4:]),
-        ('version', mutated(4, '<B', 2)),
+        ('version 3', mutated(4, '<B', 3)),
+        ('version 0', mutated(4, '<B', 0)),
         ('family', mutated(5, '<B', 2)),
         ('layout 0', mutated(6, '<B', 0)),
         ('layout 3 in family 1', mutated(6, '<B', 3)),
@@ -1872,6 +1892,14 @@ def selftest(verbose=False):
     except KeyKindError:
         pass
     check(BloomFilter.from_bytes(good).contains(None) is None, 'NULL key gives NULL')
+    # version 1 (releases 1.0 and 1.1) is read, kept through bytes and text,
+    # and a change writes version 2
+    v1 = BloomFilter.from_bytes(mutated(4, '<B', 1))
+    check(v1.version == 1 and v1.to_bytes() == mutated(4, '<B', 1), 'version 1 read and kept')
+    check(BloomFilter.from_text(v1.to_text()).version == 1, 'version 1 kept through text')
+    check(v1.add(b'new', 'bytea').version == 2 if v1.key_kind in (KEY_NONE, KEY_BYTEA)
+          else v1.add('new' if v1.key_kind == KEY_TEXT else 7).version == 2,
+          'a change writes version 2')
 
     if failures:
         for f in failures:
@@ -1888,7 +1916,7 @@ def _load(path):
     if data.startswith(MAGIC):
         return read_filter(data)
     s = data.decode('ascii').strip()
-    if s.startswith('version=1 family=scalable '):
+    if re.match(r'version=[0-9]+ family=scalable ', s):
         return ScalableFilter.from_text(s)
     if s.startswith('version='):
         return BloomFilter.from_text(s)

@@ -7,7 +7,7 @@ builds filters on the server from
 100,000 keys (rows i = 1..100,000), fetches them as bytea, and checks 120,000
 keys (rows i = 40,001..160,000: about half added, half not; boolean: 160,000
 checks of true and false) with the server's `bf @> key` and with
-bloomfilter_reader.py.  Every answer must agree, and every key equal to an
+bloomfilter_client.reader.  Every answer must agree, and every key equal to an
 added one must answer "maybe".  Keys
 reach the reader as the server prints them (COPY ... CSV), so the reader's
 own parsing and canonical forms are under test: int2/int4/oid/int8 mixed,
@@ -34,8 +34,8 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bloomfilter_reader as bfr  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from bloomfilter_client import reader as bfr  # noqa: E402
 
 PSQL = os.environ.get('PSQL', 'psql')
 DB = 'bf_reader_compare'

@@ -1,0 +1,394 @@
+/*
+ * bfi_export.c
+ *		A guard's filter as a bloomfilter value, whole or as the parts that
+ *		changed since a client's copy (bloom_guard_filter,
+ *		bloom_guard_changes).
+ *
+ * The value is a scalable filter (family 4) whose layers are the guard's:
+ * layer i's bits are the bit areas of its data pages, one after the other.
+ * So a data page is one contiguous range of the value, and a client that
+ * holds a copy can be brought up to date with the pages that changed.
+ *
+ * What changed is told by the pages' LSNs, which PostgreSQL keeps for every
+ * WAL-logged page.  A copy is described by a token, taken before its pages
+ * were read: the system identifier, the timeline, the guard's relfilenumber
+ * and a WAL position P (the insert position, or on a standby the replay
+ * position).  A change of a page whose WAL record ends at or before P was
+ * made, under the page's exclusive lock, before the copy read that page
+ * under its share lock: the copy holds it.  So the copy misses only pages
+ * whose LSN is after P, and those are what a later call sends.  The rules
+ * that make this safe:
+ *	- a row's key is set in the guard before its transaction commits, so a
+ *	  copy whose token was taken after a commit holds the keys of that row;
+ *	- another system, timeline (a promotion, a restore) or file (REINDEX,
+ *	  TRUNCATE, VACUUM FULL) is another history: the whole value is sent;
+ *	- a guard whose changes are not WAL-logged (unlogged or temporary, or
+ *	  created in the current transaction under wal_level = minimal) has no
+ *	  LSNs to compare: its token has position 0, and a token of position 0
+ *	  always gets the whole value;
+ *	- a metapage changed since the token (a layer appended, a rebuild
+ *	  started or finished) changes the value's shape: the whole value;
+ *	- when the changed pages are more than half the value, the whole value
+ *	  is sent instead (one row).
+ * Every header (the outer one and each layer's, which hold the counts of
+ * keys) is sent with the changes: they are 64 bytes each.
+ */
+#include "postgres.h"
+
+#include <ctype.h>
+
+#include "access/xlog.h"
+#include "access/xlogrecovery.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/builtins.h"
+#include "utils/pg_lsn.h"
+#include "utils/rel.h"
+
+#include "bf_compat.h"
+#include "bf_index.h"
+#include "bf_value.h"
+
+/* What a copy of a guard's filter was taken at. */
+typedef struct BfiToken
+{
+	uint64		sysid;
+	TimeLineID	tli;
+	Oid			file;
+	XLogRecPtr	lsn;			/* InvalidXLogRecPtr: no WAL, no changes */
+} BfiToken;
+
+/* Bytes of the bit area of one data page. */
+#define PAGE_BITS_BYTES		((Size) BFI_BLOCKS_PER_PAGE * BF_BLOCK_BYTES)
+
+static uint64
+layer_nbits(const BfiLayer *layer)
+{
+	return (uint64) layer->npages * BFI_BLOCKS_PER_PAGE * BF_BLOCK_BITS;
+}
+
+/* Fill the header of layer i of the export. */
+static void
+layer_header(const BfiSummary *sum, uint32 i, BfHeader *h)
+{
+	const BfiLayer *layer = &sum->meta.layers[i];
+
+	memset(h, 0, sizeof(*h));
+	h->version = BF_FORMAT_VERSION;
+	h->family = BF_FAMILY_BLOOM;
+	h->layout = BF_LAYOUT_BLOCKED;
+	h->key_kind = (uint8) sum->meta.key_kind;
+	h->hashes = (uint16) layer->hashes;
+	h->layers = 1;
+	h->nbits = layer_nbits(layer);
+	h->capacity = layer->capacity;
+	h->target_fpr = layer->fpr;
+	h->added = sum->added[i];
+}
+
+/* The outer header of the export, and the value's length in bytes. */
+static uint64
+outer_header(Relation index, const BfiSummary *sum, BfHeader *outer)
+{
+	uint64		bytes = BF_HEADER_SIZE;
+
+	memset(outer, 0, sizeof(*outer));
+	outer->version = BF_FORMAT_VERSION;
+	outer->family = BF_FAMILY_SCALABLE;
+	outer->layout = BF_LAYOUT_BLOCKED;
+	outer->key_kind = (uint8) sum->meta.key_kind;
+	outer->layers = sum->meta.nlayers;
+	outer->capacity = sum->meta.capacity;
+	outer->target_fpr = sum->meta.fpr;
+	outer->growth = BFI_GROWTH;
+	outer->ratio = BFI_RATIO;
+	for (uint32 i = 0; i < sum->meta.nlayers; i++)
+	{
+		outer->nbits += layer_nbits(&sum->meta.layers[i]);
+		outer->added += sum->added[i];
+		bytes += BF_HEADER_SIZE + layer_nbits(&sum->meta.layers[i]) / 8;
+	}
+	if (bytes > BF_MAX_NEW_VALUE_BYTES - VARHDRSZ)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the filter of index \"%s\" is too large for a bloomfilter value",
+						RelationGetRelationName(index)),
+				 errdetail("It takes %llu bytes; a value holds at most %zu.",
+						   (unsigned long long) bytes, BF_MAX_NEW_VALUE_BYTES - VARHDRSZ)));
+	return bytes;
+}
+
+/*
+ * The value of the layers of sum->meta, their bits as the pages hold them
+ * now; fills sum's counts.
+ */
+static struct varlena *
+export_value(Relation index, BfiSummary *sum)
+{
+	BfHeader	outer;
+	uint64		bytes;
+	struct varlena *v;
+	uint8	   *p;
+	uint8	   *bits;
+	uint64		nbits = 0;
+	char		msg[256];
+
+	for (uint32 i = 0; i < sum->meta.nlayers; i++)
+		nbits += layer_nbits(&sum->meta.layers[i]);
+	bits = palloc_extended(nbits / 8, MCXT_ALLOC_HUGE);
+	bfi_summarize(index, sum, bits);
+	bytes = outer_header(index, sum, &outer);
+
+	v = palloc_extended(VARHDRSZ + bytes, MCXT_ALLOC_HUGE);
+	SET_VARSIZE(v, VARHDRSZ + bytes);
+	bf_header_encode(&outer, (uint8 *) VARDATA(v));
+	p = (uint8 *) VARDATA(v) + BF_HEADER_SIZE;
+	for (uint32 i = 0, off = 0; i < sum->meta.nlayers; i++)
+	{
+		BfHeader	h;
+
+		layer_header(sum, i, &h);
+		bf_header_encode(&h, p);
+		memcpy(p + BF_HEADER_SIZE, bits + (Size) off * BF_BLOCK_BYTES, h.nbits / 8);
+		p += BF_HEADER_SIZE + h.nbits / 8;
+		off += h.nbits / BF_BLOCK_BITS;
+	}
+	pfree(bits);
+	if (bf_header_decode((uint8 *) VARDATA(v), bytes, &outer, msg, sizeof(msg)) != BF_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("the filter of index \"%s\" is not a valid value: %s",
+						RelationGetRelationName(index), msg),
+				 errhint("Please REINDEX it.")));
+	return v;
+}
+
+struct varlena *
+bfi_export_value(Relation index)
+{
+	BfiSummary *sum = palloc(sizeof(BfiSummary));
+	struct varlena *v;
+
+	bfi_meta_read(index, &sum->meta);
+	v = export_value(index, sum);
+	pfree(sum);
+	return v;
+}
+
+/* ---------------------------------------------------------------- tokens */
+
+/* The token of a copy whose pages are read from now on. */
+static void
+token_now(Relation index, BfiToken *t)
+{
+	t->sysid = GetSystemIdentifier();
+	t->file = bf_rel_filenumber(index);
+	if (RecoveryInProgress())
+		t->lsn = GetXLogReplayRecPtr(&t->tli);
+	else
+	{
+		t->lsn = GetXLogInsertRecPtr();
+		t->tli = GetWALInsertionTimeLine();
+	}
+	if (!RelationNeedsWAL(index))
+		t->lsn = InvalidXLogRecPtr;
+}
+
+static text *
+token_text(const BfiToken *t)
+{
+	return cstring_to_text(psprintf(UINT64_FORMAT "/%u/%u/%X/%X", t->sysid, t->tli,
+									t->file, LSN_FORMAT_ARGS(t->lsn)));
+}
+
+/* Parse a token; an error for text that is not one. */
+static void
+token_parse(const char *s, BfiToken *t)
+{
+	unsigned long long sysid;
+	unsigned int tli,
+				file,
+				hi,
+				lo;
+	int			used = -1;
+
+	if (sscanf(s, "%llu/%u/%u/%X/%X%n", &sysid, &tli, &file, &hi, &lo, &used) != 5 ||
+		used < 0 || s[used] != '\0' || !isdigit((unsigned char) s[0]))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid guard filter version \"%s\"", s),
+				 errdetail("A version is what bloom_guard_changes returned, for example \"7301234567890123456/1/16384/0/1A2B3C4\"."),
+				 errhint("Pass NULL to get the whole filter.")));
+	t->sysid = (uint64) sysid;
+	t->tli = (TimeLineID) tli;
+	t->file = (Oid) file;
+	t->lsn = ((uint64) hi << 32) | lo;
+}
+
+/* ---------------------------------------------------------------- changes */
+
+/* One changed range of the value, to send. */
+typedef struct BfiPart
+{
+	uint64		offset;
+	bytea	   *bytes;
+} BfiPart;
+
+static bytea *
+bytes_of(const void *p, Size len)
+{
+	bytea	   *b = palloc(VARHDRSZ + len);
+
+	SET_VARSIZE(b, VARHDRSZ + len);
+	memcpy(VARDATA(b), p, len);
+	return b;
+}
+
+/*
+ * The pages of layer i changed after lsn, appended to parts (their offsets
+ * from the layer's bits at offset base); counts the layer's keys in sum.
+ * Adds the bytes sent to *sent.
+ */
+static void
+layer_changes(Relation index, BfiSummary *sum, uint32 i, uint64 base,
+			  XLogRecPtr lsn, List **parts, uint64 *sent)
+{
+	const BfiLayer *layer = &sum->meta.layers[i];
+
+	sum->added[i] = 0;
+	for (uint32 p = 0; p < layer->npages; p++)
+	{
+		BlockNumber blkno = layer->start + p;
+		Buffer		buf = ReadBuffer(index, blkno);
+		Page		page;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		bfi_page_check(index, blkno, page, BFI_PAGE_DATA);
+		if (!PageIsNew(page))
+		{
+			sum->added[i] += BfiPageGetOpaque(page)->added;
+			if (PageGetLSN(page) > lsn)
+			{
+				BfiPart    *part = palloc(sizeof(BfiPart));
+
+				part->offset = base + (uint64) p * PAGE_BITS_BYTES;
+				part->bytes = bytes_of(BfiPageGetBits(page), PAGE_BITS_BYTES);
+				*parts = lappend(*parts, part);
+				*sent += PAGE_BITS_BYTES;
+			}
+		}
+		UnlockReleaseBuffer(buf);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * The changes since lsn, as parts: the outer header, then per layer its
+ * header and its changed pages.  NIL when they would be more than half the
+ * value's bytes (the caller sends the whole value).
+ */
+static List *
+changes_since(Relation index, BfiSummary *sum, XLogRecPtr lsn)
+{
+	List	   *pages = NIL;
+	List	   *parts = NIL;
+	uint64		sent = 0;
+	uint64		offset = BF_HEADER_SIZE;
+	uint64		bytes;
+	BfHeader	h;
+	uint8		hdr[BF_HEADER_SIZE];
+	BfiPart    *part;
+
+	for (uint32 i = 0; i < sum->meta.nlayers; i++)
+	{
+		layer_changes(index, sum, i, offset + BF_HEADER_SIZE, lsn, &pages, &sent);
+		offset += BF_HEADER_SIZE + layer_nbits(&sum->meta.layers[i]) / 8;
+	}
+	bytes = outer_header(index, sum, &h);
+	if (sent > bytes / 2)
+		return NIL;
+
+	bf_header_encode(&h, hdr);
+	part = palloc(sizeof(BfiPart));
+	part->offset = 0;
+	part->bytes = bytes_of(hdr, BF_HEADER_SIZE);
+	parts = lappend(parts, part);
+	offset = BF_HEADER_SIZE;
+	for (uint32 i = 0; i < sum->meta.nlayers; i++)
+	{
+		layer_header(sum, i, &h);
+		bf_header_encode(&h, hdr);
+		part = palloc(sizeof(BfiPart));
+		part->offset = offset;
+		part->bytes = bytes_of(hdr, BF_HEADER_SIZE);
+		parts = lappend(parts, part);
+		offset += BF_HEADER_SIZE + h.nbits / 8;
+	}
+	return list_concat(parts, pages);
+}
+
+/* May a copy of token since be brought up to date from the pages? */
+static bool
+token_current(const BfiToken *since, const BfiToken *now, XLogRecPtr meta_lsn)
+{
+	return since->sysid == now->sysid && since->tli == now->tli &&
+		since->file == now->file && !XLogRecPtrIsInvalid(since->lsn) &&
+		!XLogRecPtrIsInvalid(now->lsn) && since->lsn <= now->lsn &&
+		meta_lsn <= since->lsn;
+}
+
+static void
+put_row(ReturnSetInfo *rsinfo, text *version, bool whole, uint64 offset,
+		bytea *bytes)
+{
+	Datum		values[4];
+	bool		nulls[4] = {0};
+
+	values[0] = PointerGetDatum(version);
+	values[1] = BoolGetDatum(whole);
+	values[2] = Int64GetDatum((int64) offset);
+	values[3] = PointerGetDatum(bytes);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+void
+bfi_export_changes(FunctionCallInfo fcinfo, Relation index, const char *since)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	BfiSummary *sum = palloc(sizeof(BfiSummary));
+	BfiToken	now;
+	BfiToken	then;
+	Buffer		metabuf;
+	XLogRecPtr	meta_lsn;
+	List	   *parts = NIL;
+	ListCell   *lc;
+	text	   *version;
+
+	memset(&then, 0, sizeof(then));
+	if (since != NULL)
+		token_parse(since, &then);
+	InitMaterializedSRF(fcinfo, 0);
+
+	/* the token first, then the metapage and the pages */
+	token_now(index, &now);
+	metabuf = bfi_meta_read_locked(index, &sum->meta);
+	meta_lsn = PageGetLSN(BufferGetPage(metabuf));
+	UnlockReleaseBuffer(metabuf);
+	version = token_text(&now);
+
+	if (since != NULL && token_current(&then, &now, meta_lsn))
+		parts = changes_since(index, sum, then.lsn);
+	if (parts == NIL)
+	{
+		put_row(rsinfo, version, true, 0, (bytea *) export_value(index, sum));
+		return;
+	}
+	foreach(lc, parts)
+	{
+		BfiPart    *part = (BfiPart *) lfirst(lc);
+
+		put_row(rsinfo, version, false, part->offset, part->bytes);
+	}
+}
