@@ -8,13 +8,16 @@
  * (bfi_probe.c), called by the SQL functions (bfi_sql.c) and the planner's
  * gates.
  *
- * Layout on disk (BFI_FORMAT_VERSION 2; see src/README.md, "Guard index"):
+ * Layout on disk (BFI_FORMAT_VERSION 3; see src/README.md, "Guard index"):
  *
  *	block 0		the metapage: format version, key kind, the guard's target
  *				rate and first capacity, and the layers (BfiMetaPageData)
  *	blocks 1..	data pages, layer after layer: each holds
  *				BFI_BLOCKS_PER_PAGE 64-byte filter blocks from offset
- *				BFI_DATA_OFFSET, and in its special space the keys set on it
+ *				BFI_DATA_OFFSET, then a change stamp per unit of
+ *				BFI_UNIT_BLOCKS blocks (the WAL insert position read before
+ *				the unit's last change, for bfi_export.c), and in its
+ *				special space the keys set on it
  *
  * A layer is a blocked Bloom filter (core/bf_layout.h) of npages *
  * BFI_BLOCKS_PER_PAGE blocks: a key's block is bf_blocked_block(hash,
@@ -56,7 +59,7 @@
 #define BFI_AM_NAME			"bloomguard"
 
 #define BFI_MAGIC			0x47464C42	/* "BLFG", little-endian */
-#define BFI_FORMAT_VERSION	2
+#define BFI_FORMAT_VERSION	3
 
 #define BFI_METAPAGE_BLKNO	0
 #define BFI_MAX_LAYERS		BF_MAX_LAYERS
@@ -80,11 +83,25 @@ typedef BfiPageOpaqueData *BfiPageOpaque;
 
 #define BfiPageGetOpaque(page) ((BfiPageOpaque) PageGetSpecialPointer(page))
 
-/* Filter blocks on a data page: from a 64-byte boundary to the special space. */
+/*
+ * Filter blocks on a data page, from a 64-byte boundary, then the change
+ * stamps (one uint64 per unit of BFI_UNIT_BLOCKS blocks), then the special
+ * space.  A unit is what bloom_guard_changes sends for a change (256 bytes).
+ */
 #define BFI_DATA_OFFSET		64
+#define BFI_UNIT_BLOCKS		4
+#define BFI_PAGE_ROOM \
+	(BLCKSZ - BFI_DATA_OFFSET - MAXALIGN(sizeof(BfiPageOpaqueData)))
 #define BFI_BLOCKS_PER_PAGE \
-	((BLCKSZ - BFI_DATA_OFFSET - MAXALIGN(sizeof(BfiPageOpaqueData))) / BF_BLOCK_BYTES)
+	((BFI_PAGE_ROOM * BFI_UNIT_BLOCKS) / (BFI_UNIT_BLOCKS * BF_BLOCK_BYTES + sizeof(uint64)))
+#define BFI_UNITS_PER_PAGE \
+	((BFI_BLOCKS_PER_PAGE + BFI_UNIT_BLOCKS - 1) / BFI_UNIT_BLOCKS)
 #define BfiPageGetBits(page)	((uint8 *) (page) + BFI_DATA_OFFSET)
+#define BfiPageGetStamps(page) \
+	((uint64 *) (BfiPageGetBits(page) + BFI_BLOCKS_PER_PAGE * BF_BLOCK_BYTES))
+
+StaticAssertDecl(BFI_BLOCKS_PER_PAGE * BF_BLOCK_BYTES + BFI_UNITS_PER_PAGE * sizeof(uint64) <=
+				 BFI_PAGE_ROOM, "the blocks and stamps of a data page do not fit");
 
 /* One layer, as the metapage describes it. */
 typedef struct BfiLayer

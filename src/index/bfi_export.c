@@ -10,14 +10,19 @@
  * holds a copy can be brought up to date with the pages that changed.
  *
  * What changed is told by the pages' LSNs, which PostgreSQL keeps for every
- * WAL-logged page.  A copy is described by a token, taken before its pages
- * were read: the system identifier, the timeline, the guard's relfilenumber
- * and a WAL position P (the insert position, or on a standby the replay
- * position).  A change of a page whose WAL record ends at or before P was
- * made, under the page's exclusive lock, before the copy read that page
- * under its share lock: the copy holds it.  So the copy misses only pages
- * whose LSN is after P, and those are what a later call sends.  The rules
- * that make this safe:
+ * WAL-logged page, and within a page by its change stamps.  A copy is
+ * described by a token, taken before its pages were read: the system
+ * identifier, the timeline, the guard's relfilenumber and a WAL position P
+ * (the insert position, or on a standby the replay position).  A change of
+ * a page whose WAL record ends at or before P was made, under the page's
+ * exclusive lock, before the copy read that page under its share lock: the
+ * copy holds it.  So the copy misses only changes of pages whose LSN is past
+ * P.  Within such a page, an insert stamps the unit of 4 blocks it changes
+ * with the WAL insert position S it reads under the exclusive lock, before
+ * its record: S < P means the change began, and so (the lock being held
+ * until the LSN is set) was visible to any reader, before P was read; the
+ * copy holds it.  So a later call sends the units stamped at or past P.  The
+ * rules that make this safe:
  *	- a row's key is set in the guard before its transaction commits, so a
  *	  copy whose token was taken after a commit holds the keys of that row;
  *	- another system, timeline (a promotion, a restore) or file (REINDEX,
@@ -28,8 +33,15 @@
  *	  always gets the whole value;
  *	- a metapage changed since the token (a layer appended, a rebuild
  *	  started or finished) changes the value's shape: the whole value;
- *	- when the changed pages are more than half the value, the whole value
- *	  is sent instead (one row).
+ *	- when the changed units are more than half the value, the whole value
+ *	  is sent instead (one row);
+ *	- a standby replays a change after its stamp was read on the primary,
+ *	  so a standby's position says nothing of stamps: where the copy's
+ *	  token or the server is a standby, whole pages are sent (every page
+ *	  whose LSN is past the position: replay sets it after the change);
+ *	- units a build or a rebuild wrote have stamp 0: a build makes a new
+ *	  file, and a rebuild ends by changing the metapage, so no copy taken
+ *	  before them is ever sent changes.
  * Every header (the outer one and each layer's, which hold the counts of
  * keys) is sent with the changes: they are 64 bytes each.
  */
@@ -57,6 +69,7 @@ typedef struct BfiToken
 	TimeLineID	tli;
 	Oid			file;
 	XLogRecPtr	lsn;			/* InvalidXLogRecPtr: no WAL, no changes */
+	bool		standby;		/* lsn is a standby's replay position */
 } BfiToken;
 
 /* Bytes of the bit area of one data page. */
@@ -184,7 +197,8 @@ token_now(Relation index, BfiToken *t)
 {
 	t->sysid = GetSystemIdentifier();
 	t->file = bf_rel_filenumber(index);
-	if (RecoveryInProgress())
+	t->standby = RecoveryInProgress();
+	if (t->standby)
 		t->lsn = GetXLogReplayRecPtr(&t->tli);
 	else
 	{
@@ -198,8 +212,9 @@ token_now(Relation index, BfiToken *t)
 static text *
 token_text(const BfiToken *t)
 {
-	return cstring_to_text(psprintf(UINT64_FORMAT "/%u/%u/%X/%X", t->sysid, t->tli,
-									t->file, LSN_FORMAT_ARGS(t->lsn)));
+	return cstring_to_text(psprintf(UINT64_FORMAT "/%u/%u/%X/%X/%c", t->sysid, t->tli,
+									t->file, LSN_FORMAT_ARGS(t->lsn),
+									t->standby ? 's' : 'p'));
 }
 
 /* Parse a token; an error for text that is not one. */
@@ -211,19 +226,22 @@ token_parse(const char *s, BfiToken *t)
 				file,
 				hi,
 				lo;
+	char		kind = '\0';
 	int			used = -1;
 
-	if (sscanf(s, "%llu/%u/%u/%X/%X%n", &sysid, &tli, &file, &hi, &lo, &used) != 5 ||
-		used < 0 || s[used] != '\0' || !isdigit((unsigned char) s[0]))
+	if (sscanf(s, "%llu/%u/%u/%X/%X/%c%n", &sysid, &tli, &file, &hi, &lo, &kind, &used) != 6 ||
+		used < 0 || s[used] != '\0' || !isdigit((unsigned char) s[0]) ||
+		(kind != 'p' && kind != 's'))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid guard filter version \"%s\"", s),
-				 errdetail("A version is what bloom_guard_changes returned, for example \"7301234567890123456/1/16384/0/1A2B3C4\"."),
+				 errdetail("A version is what bloom_guard_changes returned, for example \"7301234567890123456/1/16384/0/1A2B3C4/p\"."),
 				 errhint("Pass NULL to get the whole filter.")));
 	t->sysid = (uint64) sysid;
 	t->tli = (TimeLineID) tli;
 	t->file = (Oid) file;
 	t->lsn = ((uint64) hi << 32) | lo;
+	t->standby = kind == 's';
 }
 
 /* ---------------------------------------------------------------- changes */
@@ -246,13 +264,41 @@ bytes_of(const void *p, Size len)
 }
 
 /*
- * The pages of layer i changed after lsn, appended to parts (their offsets
- * from the layer's bits at offset base); counts the layer's keys in sum.
- * Adds the bytes sent to *sent.
+ * Append to parts the range [offset, offset + len) of a page's bits, joined
+ * to the last part when it ends there.
+ */
+static void
+add_range(List **parts, uint64 offset, const uint8 *bits, Size len)
+{
+	BfiPart    *last = *parts ? (BfiPart *) llast(*parts) : NULL;
+	Size		had;
+
+	if (last != NULL && last->offset + (VARSIZE(last->bytes) - VARHDRSZ) == offset)
+	{
+		had = VARSIZE(last->bytes) - VARHDRSZ;
+		last->bytes = repalloc(last->bytes, VARHDRSZ + had + len);
+		SET_VARSIZE(last->bytes, VARHDRSZ + had + len);
+		memcpy(VARDATA(last->bytes) + had, bits, len);
+		return;
+	}
+	last = palloc(sizeof(BfiPart));
+	last->offset = offset;
+	last->bytes = bytes_of(bits, len);
+	*parts = lappend(*parts, last);
+}
+
+/*
+ * The units of layer i changed since a copy taken at position lsn, appended
+ * to parts (their offsets from the layer's bits at offset base): on each
+ * page whose LSN is past lsn, the units whose stamp is at or past it.  (A
+ * unit stamped before lsn was changed, under the page's exclusive lock,
+ * before the copy's position was read, so before the copy read the page.)
+ * Without by_unit, every unit of such a page.  Counts the layer's keys in
+ * sum and adds the bytes to *sent.
  */
 static void
 layer_changes(Relation index, BfiSummary *sum, uint32 i, uint64 base,
-			  XLogRecPtr lsn, List **parts, uint64 *sent)
+			  XLogRecPtr lsn, bool by_unit, List **parts, uint64 *sent)
 {
 	const BfiLayer *layer = &sum->meta.layers[i];
 
@@ -271,12 +317,20 @@ layer_changes(Relation index, BfiSummary *sum, uint32 i, uint64 base,
 			sum->added[i] += BfiPageGetOpaque(page)->added;
 			if (PageGetLSN(page) > lsn)
 			{
-				BfiPart    *part = palloc(sizeof(BfiPart));
+				const uint64 *stamps = BfiPageGetStamps(page);
 
-				part->offset = base + (uint64) p * PAGE_BITS_BYTES;
-				part->bytes = bytes_of(BfiPageGetBits(page), PAGE_BITS_BYTES);
-				*parts = lappend(*parts, part);
-				*sent += PAGE_BITS_BYTES;
+				for (uint32 u = 0; u < BFI_UNITS_PER_PAGE; u++)
+				{
+					uint32		first = u * BFI_UNIT_BLOCKS;
+					uint32		n = Min(BFI_UNIT_BLOCKS, BFI_BLOCKS_PER_PAGE - first);
+
+					if (by_unit && stamps[u] < lsn)
+						continue;
+					add_range(parts, base + (uint64) p * PAGE_BITS_BYTES + (uint64) first * BF_BLOCK_BYTES,
+							  BfiPageGetBits(page) + (Size) first * BF_BLOCK_BYTES,
+							  (Size) n * BF_BLOCK_BYTES);
+					*sent += (uint64) n * BF_BLOCK_BYTES;
+				}
 			}
 		}
 		UnlockReleaseBuffer(buf);
@@ -290,7 +344,7 @@ layer_changes(Relation index, BfiSummary *sum, uint32 i, uint64 base,
  * value's bytes (the caller sends the whole value).
  */
 static List *
-changes_since(Relation index, BfiSummary *sum, XLogRecPtr lsn)
+changes_since(Relation index, BfiSummary *sum, XLogRecPtr lsn, bool by_unit)
 {
 	List	   *pages = NIL;
 	List	   *parts = NIL;
@@ -303,7 +357,7 @@ changes_since(Relation index, BfiSummary *sum, XLogRecPtr lsn)
 
 	for (uint32 i = 0; i < sum->meta.nlayers; i++)
 	{
-		layer_changes(index, sum, i, offset + BF_HEADER_SIZE, lsn, &pages, &sent);
+		layer_changes(index, sum, i, offset + BF_HEADER_SIZE, lsn, by_unit, &pages, &sent);
 		offset += BF_HEADER_SIZE + layer_nbits(&sum->meta.layers[i]) / 8;
 	}
 	bytes = outer_header(index, sum, &h);
@@ -379,7 +433,7 @@ bfi_export_changes(FunctionCallInfo fcinfo, Relation index, const char *since)
 	version = token_text(&now);
 
 	if (since != NULL && token_current(&then, &now, meta_lsn))
-		parts = changes_since(index, sum, then.lsn);
+		parts = changes_since(index, sum, then.lsn, !then.standby && !now.standby);
 	if (parts == NIL)
 	{
 		put_row(rsinfo, version, true, 0, (bytea *) export_value(index, sum));

@@ -24,6 +24,7 @@
 #include "postgres.h"
 
 #include "access/generic_xlog.h"
+#include "access/xlog.h"
 #include "miscadmin.h"
 #include "nodes/execnodes.h"
 #include "storage/bufmgr.h"
@@ -56,6 +57,18 @@ Oid
 bfi_hash_type(Relation index)
 {
 	return index->rd_opcintype[0];
+}
+
+/*
+ * The stamp of a change of a data page made now, under its exclusive lock:
+ * the WAL insert position before the change's record (bfi_export.c says why
+ * that tells a copy taken at position P whether it holds the change).  0
+ * where no WAL is written: such a guard's copies are always sent whole.
+ */
+static uint64
+change_stamp(Relation index)
+{
+	return RelationNeedsWAL(index) ? (uint64) GetXLogInsertRecPtr() : 0;
 }
 
 /* Set a key in a layer, unless the layer is full (and may grow). */
@@ -96,6 +109,7 @@ add_to_layer(Relation index, const BfiLayer *layer, uint64 hash,
 		bfi_data_page_init(page);
 	bf_block_add(BfiPageGetBits(page) + (Size) b * BF_BLOCK_BYTES,
 				  (int) layer->hashes, hash);
+	BfiPageGetStamps(page)[b / BFI_UNIT_BLOCKS] = change_stamp(index);
 	BfiPageGetOpaque(page)->added++;
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(buf);

@@ -45,8 +45,10 @@ bfi_data_page_init(Page page)
 	opaque->page_kind = BFI_PAGE_DATA;
 	opaque->page_id = BFI_PAGE_ID;
 	opaque->added = 0;
-	memset(BfiPageGetBits(page), 0, BFI_BLOCKS_PER_PAGE * BF_BLOCK_BYTES);
-	((PageHeader) page)->pd_lower = BFI_DATA_OFFSET + BFI_BLOCKS_PER_PAGE * BF_BLOCK_BYTES;
+	memset(BfiPageGetBits(page), 0, BFI_BLOCKS_PER_PAGE * BF_BLOCK_BYTES +
+		   BFI_UNITS_PER_PAGE * sizeof(uint64));
+	((PageHeader) page)->pd_lower = BFI_DATA_OFFSET + BFI_BLOCKS_PER_PAGE * BF_BLOCK_BYTES +
+		BFI_UNITS_PER_PAGE * sizeof(uint64);
 }
 
 /* The largest layer: 1 GB (a build holds its layers in memory). */

@@ -3,8 +3,8 @@
 A GuardCopy loads the filter of a guard index (``CREATE INDEX ... USING
 bloomguard``) once, answers "definitely not" / "maybe" for keys in process,
 and stays current by fetching only the parts of the filter that changed
-(``bloom_guard_changes``: the headers and the changed 8 kB pages, or the
-whole filter when the server cannot tell what changed).
+(``bloom_guard_changes``: the headers and the changed 256-byte units, or
+the whole filter when the server cannot tell what changed).
 
 Staleness, exactly: a "no" is exact for every row committed before the
 fetch that returned the copy's version began (the guard sets a row's key
