@@ -103,6 +103,7 @@ SELECT split_part(bf::text, ' ', 1) AS text_form, get_byte(bf::bytea, 4) AS byte
 FROM v1;
 SELECT bloom_info(bf || 'x'::text) ->> 'version' AS after_add,
 	   bloom_info(bf | bloom_empty(10, 0.01)) ->> 'version' AS after_union,
+	   bloom_info(bf & (bf || 'x'::text)) ->> 'version' AS after_intersection,
 	   (bf || 'x'::text) @> 'ab '::varchar AS still_found
 FROM v1;
 -- the same for the cuckoofilter type and a scalable filter's outer header

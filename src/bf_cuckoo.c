@@ -365,7 +365,7 @@ cf_add(CfValue *v, const BfKeyType *kt, Datum key)
 {
 	char		rate[32];
 
-	bf_key_check_kind(v->hdr.key_kind, kt);
+	bf_key_check_value(v->hdr.key_kind, kt);
 	if (!bf_cuckoo_insert(&v->hdr, v->slots, bf_key_hash(kt, key, BF_LAYOUT_BLOCKED).lo))
 	{
 		bf_format_double(v->hdr.target_fpr, rate, sizeof(rate));
@@ -421,7 +421,7 @@ remove_key(FunctionCallInfo fcinfo, bool literal)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	kt = cf_key_type(fcinfo, 1, literal);
 	cf_open(PG_GETARG_DATUM(0), true, &v);
-	bf_key_check_kind(v.hdr.key_kind, kt);
+	bf_key_check_value(v.hdr.key_kind, kt);
 	if (v.hdr.key_kind == BF_KEY_NONE ||
 		!bf_cuckoo_remove(&v.hdr, v.slots, bf_key_hash(kt, PG_GETARG_DATUM(1), BF_LAYOUT_BLOCKED).lo))
 		ereport(ERROR,
@@ -465,7 +465,7 @@ count_key(FunctionCallInfo fcinfo, int filter_argno, int key_argno, bool literal
 	cf_open_arg(fcinfo, filter_argno, &v);
 	if (v.hdr.key_kind == BF_KEY_NONE)
 		return 0;
-	bf_key_check_kind(v.hdr.key_kind, kt);
+	bf_key_check_value(v.hdr.key_kind, kt);
 	n = bf_key_probe_hashes(kt, PG_GETARG_DATUM(key_argno), BF_LAYOUT_BLOCKED, hashes);
 	for (int i = 0; i < n && !(stop_at_one && total > 0); i++)
 		total += bf_cuckoo_count(&v.hdr, v.slots, hashes[i].lo);

@@ -632,7 +632,8 @@ bf_key_probe_hashes_any(const BfKeyType *kt, Datum key, int layout,
 				{
 					size_t		clipped = name_clip_len(s, len);
 
-					if (clipped != len)
+					/* tested once when it is the trimmed form too */
+					if (clipped != len && clipped != trimmed)
 						hashes[n++] = bf_hash_bytes(layout, s, clipped);
 				}
 				if (to_free != NULL)

@@ -610,10 +610,10 @@ bf_value_merge(BfValue *dst, const BfValue *src, BfMergeOp op)
 		if (a->key_kind == BF_KEY_NONE)
 			bf_value_note_added(dst, b->key_kind, 0);
 		if (b->added < dst->hdr.added)
-		{
 			dst->hdr.added = b->added;
-			bf_header_set_added((uint8_t *) VARDATA(dst->raw), b->added);
-		}
+		/* written in this build's version, as every changed value */
+		dst->hdr.version = BF_FORMAT_VERSION;
+		bf_header_set_added((uint8_t *) VARDATA(dst->raw), dst->hdr.added);
 	}
 }
 

@@ -8,7 +8,7 @@
  *
  *	offset	size	field
  *	0		4		magic "BLMF"
- *	4		1		format version (1)
+ *	4		1		format version (1 or 2, see bf_format.h)
  *	5		1		family (3 = cuckoo)
  *	6		1		layout (1 = buckets of 4 slots)
  *	7		1		key kind (BfKeyKind)

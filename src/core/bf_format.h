@@ -16,14 +16,14 @@
  *	6		1		layout (1 = blocked, 2 = classic, 3 = counting)
  *	7		1		key kind (0 = none yet, see BfKeyKind)
  *	8		2		hashes per key (k), 1 .. BF_MAX_HASHES
- *	10		2		flags, zero in version 1
- *	12		4		layers, 1 in version 1 (room for scalable filters)
+ *	10		2		flags, zero (no version defines one)
+ *	12		4		layers, 1 (family 4: its layers)
  *	16		8		bit count m of the payload (blocked, counting: multiple
  *					of 512; classic: of 64)
  *	24		8		capacity the filter was sized for
  *	32		8		target false-positive rate, IEEE-754 binary64
  *	40		8		keys added (add operations; an upper bound after a union)
- *	48		16		reserved, zero in version 1
+ *	48		16		reserved, zero (family 4: growth and ratio)
  *	64		m/8		the bit array: bit j is bit (j % 8) of byte (j / 8);
  *					counting: m/4 4-bit counters, counter c in the low
  *					nibble of byte c/2 when c is even, the high one when odd

@@ -2,7 +2,7 @@
  * bf_text.c
  *		The text form of a value, and strict base64.
  *
- *	version=1 layout=blocked hashes=7 key_kind=text bits=1024 capacity=100
+ *	version=2 layout=blocked hashes=7 key_kind=text bits=1024 capacity=100
  *	target_fpr=0.01 added=3 data=<base64 of the bit array>
  *
  * Output is canonical and input accepts exactly what output produces, so
