@@ -303,8 +303,12 @@ BEGIN
 		RETURN '';
 	END IF;
 	IF bloom_info(v)->>'layout' = 'counting' THEN
-		-- counting: the union sums counters, the intersection takes the minimum
-		IF ((v | v) & v) <> v THEN RETURN '(v | v) & v'; END IF;
+		-- counting: the union sums counters, the intersection takes the
+		-- minimum; both write format version 2 (= compares bytes, version too)
+		IF overlay(((v | v) & v)::bytea PLACING '\x02'::bytea FROM 5 FOR 1)
+		   <> overlay(v::bytea PLACING '\x02'::bytea FROM 5 FOR 1) THEN
+			RETURN '(v | v) & v';
+		END IF;
 	ELSIF substring((v | v)::bytea FROM 65) <> substring(v::bytea FROM 65) THEN
 		RETURN 'v | v';
 	END IF;
