@@ -13,15 +13,15 @@
  * WAL-logged page, and within a page by its change stamps.  A copy is
  * described by a token, taken before its pages were read: the system
  * identifier, the timeline, the guard's relfilenumber and a WAL position P
- * (the insert position, or on a standby the replay position).  A change of
+ * (the flush position, or on a standby the replay position).  A change of
  * a page whose WAL record ends at or before P was made, under the page's
  * exclusive lock, before the copy read that page under its share lock: the
  * copy holds it.  So the copy misses only changes of pages whose LSN is past
  * P.  Within such a page, an insert stamps the unit of 4 blocks it changes
  * with the WAL insert position S it reads under the exclusive lock, before
- * its record: S < P means the change began, and so (the lock being held
- * until the LSN is set) was visible to any reader, before P was read; the
- * copy holds it.  So a later call sends the units stamped at or past P.  The
+ * its record: S < P (P is at most the insert position when it was read)
+ * means the change began, and so (the lock being held until the LSN is
+ * set) was visible to any reader, before P was read; the copy holds it.  So a later call sends the units stamped at or past P.  The
  * rules that make this safe:
  *	- a row's key is set in the guard before its transaction commits, so a
  *	  copy whose token was taken after a commit holds the keys of that row;
@@ -202,8 +202,13 @@ token_now(Relation index, BfiToken *t)
 		t->lsn = GetXLogReplayRecPtr(&t->tli);
 	else
 	{
-		t->lsn = GetXLogInsertRecPtr();
-		t->tli = GetWALInsertionTimeLine();
+		/*
+		 * The flush position, not the insert position: WAL past it may be
+		 * lost in a crash, and its positions then given to other records,
+		 * which a copy at such a position would never be sent.  Positions
+		 * up to the flush position are never reused.
+		 */
+		t->lsn = GetFlushRecPtr(&t->tli);
 	}
 	if (!RelationNeedsWAL(index))
 		t->lsn = InvalidXLogRecPtr;
