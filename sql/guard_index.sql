@@ -263,13 +263,18 @@ SELECT whole, byte_offset, length(bytes) AS length, version <> :'v0' AS new_vers
 -- a rewrite (another file) or another system's version: the whole filter
 REINDEX INDEX chg_g;
 SELECT whole, count(*) FROM bloom_guard_changes('chg_g', :'v0') GROUP BY whole;
-SELECT whole FROM bloom_guard_changes('chg_g', '1/1/1/0/1/p');
+SELECT whole FROM bloom_guard_changes('chg_g', '1/1/1/1/1/0/1/p');
 -- no guard: no rows; a version that is not one; a partitioned guard; access
 SELECT count(*) FROM bloom_guard_changes(NULL, NULL);
 SELECT * FROM bloom_guard_changes('chg_g', 'yesterday');
-SELECT * FROM bloom_guard_changes('chg_g', '1/1/1/0/1/p trailing');
+SELECT * FROM bloom_guard_changes('chg_g', '1/1/1/1/1/0/1/p trailing');
 SELECT * FROM bloom_guard_changes('chg_g', '1/1/1/0/1');
 SELECT * FROM bloom_guard_changes('chg_g', '1/1/1/0/1/x');
+SELECT * FROM bloom_guard_changes('chg_g', '1/+1/1/1/1/0/1/p');
+SELECT * FROM bloom_guard_changes('chg_g', '1/01/1/1/1/0/1/p');
+SELECT * FROM bloom_guard_changes('chg_g', '1/4294967296/1/1/1/0/1/p');
+SELECT * FROM bloom_guard_changes('chg_g', '1/1/1/1/1/0/1a/p');
+SELECT * FROM bloom_guard_changes('chg_g', '1/1/1/1/1/123456789/1/p');
 SELECT * FROM bloom_guard_changes('p_k_g', NULL);
 SET ROLE bf_guard_reader;
 SELECT * FROM bloom_guard_changes('chg_g', NULL);

@@ -52,8 +52,12 @@
  */
 #if PG_VERSION_NUM >= 160000
 #define bf_rel_filenumber(rel) ((Oid) (rel)->rd_locator.relNumber)
+#define bf_rel_dboid(rel)		((rel)->rd_locator.dbOid)
+#define bf_rel_spcoid(rel)		((rel)->rd_locator.spcOid)
 #else
 #define bf_rel_filenumber(rel) ((rel)->rd_node.relNode)
+#define bf_rel_dboid(rel)		((rel)->rd_node.dbNode)
+#define bf_rel_spcoid(rel)		((rel)->rd_node.spcNode)
 #endif
 
 /*

@@ -12,7 +12,9 @@
  * What changed is told by the pages' LSNs, which PostgreSQL keeps for every
  * WAL-logged page, and within a page by its change stamps.  A copy is
  * described by a token, taken before its pages were read: the system
- * identifier, the timeline, the guard's relfilenumber and a WAL position P
+ * identifier, the timeline, the guard's storage (database, tablespace and
+ * relfilenumber: a database cloned from another keeps both the numbers and
+ * the page LSNs of its files) and a WAL position P
  * (the flush position, or on a standby the replay position).  A change of
  * a page whose WAL record ends at or before P was made, under the page's
  * exclusive lock, before the copy read that page under its share lock: the
@@ -47,8 +49,6 @@
  */
 #include "postgres.h"
 
-#include <ctype.h>
-
 #include "access/xlog.h"
 #include "access/xlogrecovery.h"
 #include "funcapi.h"
@@ -67,6 +67,10 @@ typedef struct BfiToken
 {
 	uint64		sysid;
 	TimeLineID	tli;
+	Oid			db;				/* the guard's storage: database, */
+	Oid			spc;			/* tablespace and relfilenumber (a
+								 * database cloned from another keeps the
+								 * same files and page LSNs) */
 	Oid			file;
 	XLogRecPtr	lsn;			/* InvalidXLogRecPtr: no WAL, no changes */
 	bool		standby;		/* lsn is a standby's replay position */
@@ -196,6 +200,8 @@ static void
 token_now(Relation index, BfiToken *t)
 {
 	t->sysid = GetSystemIdentifier();
+	t->db = bf_rel_dboid(index);
+	t->spc = bf_rel_spcoid(index);
 	t->file = bf_rel_filenumber(index);
 	t->standby = RecoveryInProgress();
 	if (t->standby)
@@ -217,36 +223,86 @@ token_now(Relation index, BfiToken *t)
 static text *
 token_text(const BfiToken *t)
 {
-	return cstring_to_text(psprintf(UINT64_FORMAT "/%u/%u/%X/%X/%c", t->sysid, t->tli,
-									t->file, LSN_FORMAT_ARGS(t->lsn),
+	return cstring_to_text(psprintf(UINT64_FORMAT "/%u/%u/%u/%u/%X/%X/%c", t->sysid, t->tli,
+									t->db, t->spc, t->file, LSN_FORMAT_ARGS(t->lsn),
 									t->standby ? 's' : 'p'));
+}
+
+#define TOKEN_FIELDS	8
+
+/*
+ * Field i of a token, [s, e): decimal without sign or leading zeros up to
+ * max (hex false), or upper-case hexadecimal of at most 8 digits (hex true).
+ */
+static bool
+token_field(const char *s, const char *e, bool hex, uint64 max, uint64 *out)
+{
+	uint64		v = 0;
+
+	if (e == s || (*s == '0' && e - s > 1) || (hex && e - s > 8))
+		return false;
+	for (const char *p = s; p < e; p++)
+	{
+		int			d;
+
+		if (*p >= '0' && *p <= '9')
+			d = *p - '0';
+		else if (hex && *p >= 'A' && *p <= 'F')
+			d = *p - 'A' + 10;
+		else
+			return false;
+		if (v > (max - d) / (hex ? 16 : 10))
+			return false;
+		v = v * (hex ? 16 : 10) + d;
+	}
+	*out = v;
+	return true;
+}
+
+/*
+ * Parse a token, as token_text writes it and nothing else; false for text
+ * that is not one.
+ */
+static bool
+token_read(const char *s, BfiToken *t)
+{
+	static const uint64 max[TOKEN_FIELDS - 1] = {
+		PG_UINT64_MAX, PG_UINT32_MAX, PG_UINT32_MAX, PG_UINT32_MAX, PG_UINT32_MAX,
+		PG_UINT32_MAX, PG_UINT32_MAX
+	};
+	uint64		v[TOKEN_FIELDS - 1];
+	const char *p = s;
+
+	for (int i = 0; i < TOKEN_FIELDS - 1; i++)
+	{
+		const char *e = strchr(p, '/');
+
+		if (e == NULL || !token_field(p, e, i >= 5, max[i], &v[i]))
+			return false;
+		p = e + 1;
+	}
+	if ((p[0] != 'p' && p[0] != 's') || p[1] != '\0')
+		return false;
+	t->sysid = v[0];
+	t->tli = (TimeLineID) v[1];
+	t->db = (Oid) v[2];
+	t->spc = (Oid) v[3];
+	t->file = (Oid) v[4];
+	t->lsn = (v[5] << 32) | v[6];
+	t->standby = p[0] == 's';
+	return true;
 }
 
 /* Parse a token; an error for text that is not one. */
 static void
 token_parse(const char *s, BfiToken *t)
 {
-	unsigned long long sysid;
-	unsigned int tli,
-				file,
-				hi,
-				lo;
-	char		kind = '\0';
-	int			used = -1;
-
-	if (sscanf(s, "%llu/%u/%u/%X/%X/%c%n", &sysid, &tli, &file, &hi, &lo, &kind, &used) != 6 ||
-		used < 0 || s[used] != '\0' || !isdigit((unsigned char) s[0]) ||
-		(kind != 'p' && kind != 's'))
+	if (!token_read(s, t))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid guard filter version \"%s\"", s),
-				 errdetail("A version is what bloom_guard_changes returned, for example \"7301234567890123456/1/16384/0/1A2B3C4/p\"."),
+				 errdetail("A version is what bloom_guard_changes returned, for example \"7301234567890123456/1/5/1663/16384/0/1A2B3C4/p\"."),
 				 errhint("Pass NULL to get the whole filter.")));
-	t->sysid = (uint64) sysid;
-	t->tli = (TimeLineID) tli;
-	t->file = (Oid) file;
-	t->lsn = ((uint64) hi << 32) | lo;
-	t->standby = kind == 's';
 }
 
 /* ---------------------------------------------------------------- changes */
@@ -393,7 +449,7 @@ static bool
 token_current(const BfiToken *since, const BfiToken *now, XLogRecPtr meta_lsn)
 {
 	return since->sysid == now->sysid && since->tli == now->tli &&
-		since->file == now->file && !XLogRecPtrIsInvalid(since->lsn) &&
+		since->db == now->db && since->spc == now->spc && since->file == now->file && !XLogRecPtrIsInvalid(since->lsn) &&
 		!XLogRecPtrIsInvalid(now->lsn) && since->lsn <= now->lsn &&
 		meta_lsn <= since->lsn;
 }

@@ -4,6 +4,7 @@
 #  1. across a crash that loses WAL written after the copy's fetch (an open
 #     transaction's, not yet flushed: its positions are given to new
 #     records after recovery);
+#  1b. in a database cloned from the guard's (the same files and LSNs);
 #  2. on a hot standby (version tokens ending in /s: whole pages), and
 #     moved between the standby and the primary in both directions;
 #  3. after the standby's promotion (another timeline: the whole filter).
@@ -87,7 +88,7 @@ my ($ins, $at) = split /\|/, $node->safe_psql('postgres',
 ok($ins eq 't', 'the open transaction\'s WAL is not flushed when the copy is fetched');
 my (undef, $whole) = fetch($node, \%copy);
 ok($whole, 'the first fetch is the whole filter');
-like($copy{version}, qr{^\d+/\d+/\d+/[0-9A-F]+/[0-9A-F]+/p$}, 'a primary\'s version ends in /p');
+like($copy{version}, qr{^\d+/\d+/\d+/\d+/\d+/[0-9A-F]+/[0-9A-F]+/p$}, 'a primary\'s version ends in /p');
 $node->stop('immediate');
 $node->start;
 # Whether the WAL of the open transaction was lost (and its positions reused)
@@ -107,6 +108,26 @@ cmp_ok($got, '<', length($copy{bytes}), "after the crash: a delta ($got bytes)")
 is($node->safe_psql('postgres', "SELECT count(*) FROM u WHERE name LIKE 'lost%'"), '0',
 	'the open transaction\'s rows are gone');
 eval { $open->quit };
+
+# ---- 1b. a database cloned from another keeps the guard's files and page
+# LSNs: a copy of the original's guard refreshed in the clone gets it whole
+$node->safe_psql('postgres', q{
+	CREATE DATABASE orig;
+});
+$node->safe_psql('orig', q{
+	CREATE EXTENSION bloomfilter;
+	CREATE TABLE u (name text NOT NULL);
+	INSERT INTO u SELECT 'o' || i FROM generate_series(1, 100) i;
+	CREATE INDEX u_g ON u USING bloomguard (name) WITH (capacity = 100000);
+	CHECKPOINT;
+});
+$node->safe_psql('postgres', 'CREATE DATABASE clone TEMPLATE orig STRATEGY FILE_COPY');
+$node->safe_psql('clone', q{INSERT INTO u SELECT 'only_clone' || i FROM generate_series(1, 300) i});
+my $otok = $node->safe_psql('orig', q{
+	INSERT INTO u SELECT 'only_orig' || i FROM generate_series(1, 300) i;
+	SELECT version FROM bloom_guard_changes('u_g', NULL)});
+is($node->safe_psql('clone', "SELECT bool_and(whole) FROM bloom_guard_changes('u_g', '$otok')"), 't',
+	'another database\'s version (a clone\'s same files and LSNs): the whole filter');
 
 # ---- 2. a hot standby
 $node->backup('b');

@@ -190,7 +190,7 @@ class GuardCopyTest(unittest.TestCase):
         with self.assertRaises(psycopg2.errors.InvalidParameterValue):
             self.cur.execute("SELECT * FROM bloom_guard_changes('users_guard', 'junk')")
         self.cur.execute("SELECT whole FROM bloom_guard_changes('users_guard', %s)",
-                         ('1/1/1/0/1/p',))
+                         ('1/1/1/1/1/0/1/p',))
         self.assertEqual(self.cur.fetchall(), [(True,)], 'another system\'s version: the whole filter')
         self.cur.execute('CREATE ROLE bf_client_nobody')
         try:
