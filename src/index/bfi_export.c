@@ -212,8 +212,10 @@ token_now(Relation index, BfiToken *t)
 		 * The flush position, not the insert position: WAL past it may be
 		 * lost in a crash, and its positions then given to other records,
 		 * which a copy at such a position would never be sent.  Positions
-		 * up to the flush position are never reused.
+		 * up to the flush position are never reused.  Flushed first (as a
+		 * commit does), so that changes made before the call count as held.
 		 */
+		XLogFlush(GetXLogInsertRecPtr());
 		t->lsn = GetFlushRecPtr(&t->tli);
 	}
 	if (!RelationNeedsWAL(index))
