@@ -107,6 +107,11 @@ bench-guard:
 bench-clients:
 	bash test/bench/clients.sh
 
+# The memory of a pool of backends checking one 62 MB stored filter.
+.PHONY: bench-pool
+bench-pool:
+	bash test/bench/cache_pool.sh
+
 # The disk-bound lookup benchmark: a users table several times the server's
 # memory (a memory cgroup), reads throttled (a blkio cgroup), gated lookups of
 # absent names against unguarded ones.

@@ -365,3 +365,24 @@ COMMENT ON FUNCTION bloom_shared_wait(text, int) IS
 	'true once the named guard index is valid (at once, unless it is being built CONCURRENTLY), false after the timeout';
 COMMENT ON FUNCTION bloom_shared_rebuild(text) IS
 	'1.1''s form of REINDEX INDEX: rebuilds the named guard (writes to the table wait meanwhile), forgetting the keys of deleted rows';
+
+--
+-- ==== The stored-filter cache: its entries ====
+--
+CREATE FUNCTION bloom_cache_entries(OUT toast_relid oid, OUT value_id oid,
+									OUT bytes bigint, OUT in_use boolean,
+									OUT kept boolean)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'bloom_cache_entries'
+	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION bloom_cache_entries() IS
+	'this backend''s cache of stored filters, one row per filter: its toast relation and value id, the bytes of its copy, whether a running query uses it, whether it is kept between statements (checked again before its next use)';
+
+CREATE VIEW bloom_cache AS
+	SELECT c.oid::pg_catalog.regclass AS table_name, e.value_id, e.bytes,
+		   e.in_use, e.kept
+	  FROM bloom_cache_entries() e
+	  LEFT JOIN pg_catalog.pg_class c ON c.reltoastrelid = e.toast_relid;
+GRANT SELECT ON bloom_cache TO PUBLIC;
+COMMENT ON VIEW bloom_cache IS
+	'this backend''s cache of stored filters (bloomfilter.cache_size): one row per filter, with the table whose column holds it, its value id, the bytes of its copy, whether a running query uses it and whether it is kept between statements';

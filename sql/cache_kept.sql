@@ -144,4 +144,67 @@ SET bloomfilter.cache_size = 0;
 SELECT pg_temp.found('a', 'a-t-');
 SELECT entries, bytes FROM bloom_cache_stats();
 RESET bloomfilter.cache_size;
+-- the default is sized for many connections: each backend has its own
+SHOW bloomfilter.cache_size;
+-- the view of the cache: one row per filter, with its table; a copy no
+-- query uses is kept between statements
+SELECT pg_temp.found('a', 'a-t-');
+SELECT table_name, bytes > 2000 * 9 / 8 AS sized, in_use, kept FROM bloom_cache;
+-- in use while a query checks it
+SELECT DISTINCT c.table_name, c.in_use, c.kept
+FROM kf CROSS JOIN LATERAL (SELECT * FROM bloom_cache) c
+WHERE kf.name = 'a' AND bf @> 'a-rr'::text;
+-- its memory is the cache's memory context's
+SELECT (SELECT sum(total_bytes) FROM pg_backend_memory_contexts
+		WHERE name IN ('bloomfilter cache', 'bloomfilter cache entry')) >=
+	   (SELECT sum(bytes) FROM bloom_cache) AS counted;
+-- a volatile function takes a new snapshot per statement: the copy is
+-- checked again under each (no new read) and answers for the value the
+-- statement sees, also when another session replaces it in between
+CREATE FUNCTION pg_temp.twice(key text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	first boolean;
+	second boolean;
+BEGIN
+	SELECT bf @> key INTO first FROM kf WHERE name = 'a';
+	PERFORM pg_temp.other(format('UPDATE kf SET bf = bf || %L::text WHERE name = %L', key, 'a'));
+	SELECT bf @> key INTO second FROM kf WHERE name = 'a';
+	RETURN format('%s then %s', first, second);
+END $$;
+SELECT pg_temp.found('a', 'a-t-');
+SELECT pg_temp.new_reads() >= 0 AS ok;
+SELECT pg_temp.twice('a-new');
+SELECT pg_temp.new_reads();
+SELECT sum(pg_temp.found('a', 'a-t-')) FROM generate_series(1, 5);
+SELECT pg_temp.new_reads();
+-- an idle session holds back no VACUUM: after a check, in and out of a
+-- READ COMMITTED transaction; a REPEATABLE READ transaction holds its own
+-- snapshot until it ends
+SELECT dblink_connect('idle', format('dbname=%s port=%s host=%s', current_database(),
+	current_setting('port'), split_part(current_setting('unix_socket_directories'), ',', 1)));
+CREATE TEMP TABLE idle_pid AS SELECT * FROM dblink('idle', 'SELECT pg_backend_pid()') t(pid int);
+CREATE FUNCTION pg_temp.idle_xmin() RETURNS text LANGUAGE sql AS $$
+	SELECT coalesce(a.backend_xmin::text, 'none') FROM pg_stat_activity a JOIN idle_pid USING (pid)
+$$;
+SELECT * FROM dblink('idle', $$SELECT count(*) FROM kf, generate_series(1, 2000) i
+	WHERE name = 'a' AND bf @> ('a-t-' || i)$$) t(n bigint);
+SELECT pg_temp.idle_xmin();
+SELECT dblink_exec('idle', 'BEGIN');
+SELECT * FROM dblink('idle', $$SELECT count(*) FROM kf, generate_series(1, 2000) i
+	WHERE name = 'a' AND bf @> ('a-t-' || i)$$) t(n bigint);
+SELECT pg_temp.idle_xmin();
+SELECT dblink_exec('idle', 'COMMIT');
+SELECT dblink_exec('idle', 'BEGIN ISOLATION LEVEL REPEATABLE READ');
+SELECT * FROM dblink('idle', $$SELECT count(*) FROM kf, generate_series(1, 2000) i
+	WHERE name = 'a' AND bf @> ('a-t-' || i)$$) t(n bigint);
+SELECT pg_temp.idle_xmin() <> 'none' AS held;
+SELECT dblink_exec('idle', 'COMMIT');
+SELECT pg_temp.idle_xmin();
+SELECT * FROM dblink('idle', $$SELECT count(*) FROM bloom_cache WHERE kept$$) t(n bigint);
+SELECT dblink_disconnect('idle');
+SELECT count(*) FROM bloom_cache;
+-- DISCARD ALL (a pooler resetting the session) empties it
+DISCARD ALL;
+SELECT count(*) FROM bloom_cache;
+SELECT entries, bytes, pinned FROM bloom_cache_stats();
 DROP TABLE kf;

@@ -25,19 +25,31 @@
  * value's chunks, the same id may be given to a new value (the OID counter
  * wraps around).  An entry found by the id of a value that no longer exists
  * would answer for another filter: false negatives.  So an entry must never
- * outlive the value it copied, and it does not: when it is created, it
- * registers a snapshot whose xmin is this backend's xmin at that moment
- * (MyProc->xmin, at most the xmin of every snapshot the backend then holds),
- * and keeps it registered while the entry is live (a kept entry, below, is
- * checked again before it is used).  The
- * backend's xmin cannot advance past it, and VACUUM and pruning remove only
- * tuples deleted by transactions older than every backend's xmin.  The
- * pointer being read came from a row visible to a snapshot the backend
- * holds (the rule that makes detoasting safe at all), so the transaction
- * that will delete the value's chunks is not older than that xmin, and the
- * chunks stay while the entry is live: no other value can get the id
- * meanwhile, and a pointer with that id, read at any time while it is live,
- * is to the very value cached.
+ * outlive the value it copied, and a pointer must never be answered from
+ * the entry of another value.  A call site reads a pointer from a row
+ * visible to a snapshot the backend holds (the rule that makes detoasting
+ * safe at all): so the value pointed to exists while that snapshot is held.
+ * An entry is live only under the snapshot that was active when it was read
+ * or last checked: it registers that snapshot (RegisterSnapshotOnOwner) and
+ * answers only while it is still the active one; under another, it is
+ * checked again first, as a kept entry is (below), and registers that one.
+ * Every pointer in hand while the snapshot S that was active when the entry
+ * was checked is still the active one was read under S, or under a
+ * snapshot beneath it that stays held while S is active (an outer
+ * statement's; a cursor's snapshot is the active one while it fetches;
+ * PL/pgSQL detoasts what it stores in variables).  The value checked is
+ * visible to that snapshot, so the transaction that deletes it is not older
+ * than that snapshot's xmin, and VACUUM and pruning, which remove only
+ * tuples deleted by transactions older than every held snapshot's xmin,
+ * leave its chunks while S is active: no other value can get the id
+ * meanwhile, and the entry answers only for the value copied.  The
+ * registration (which also keeps S's identity for the comparison) is
+ * released when the entry stops being live: under READ COMMITTED at the end
+ * of the portal that used it (the statement, or the cursor; for a procedure
+ * or DO block, when it ends or commits), under REPEATABLE READ and
+ * SERIALIZABLE at the end of the transaction (whose snapshot holds the xmin
+ * anyway).  So the cache never holds back VACUUM longer than the statement
+ * or transaction using it: an idle session holds nothing.
  *
  * Besides that, entries are dropped when nothing guarantees that reasoning:
  *	- at the end of the transaction, those a call site still pins (the others
@@ -50,18 +62,12 @@
  *	- under old_snapshot_threshold (which lets VACUUM remove tuples that
  *	  snapshots still see), as soon as no call site pins them.
  *
- * Lifetime: under REPEATABLE READ and SERIALIZABLE the transaction snapshot
- * already holds the backend's xmin for the whole transaction, so entries
- * are live until its end.  Under READ COMMITTED an entry is live until the
- * end of the portal that read or checked it (the statement, or the cursor;
- * for a procedure or DO block, until it ends or commits), so that the cache
- * never holds the xmin horizon back longer than that statement would.
- *
  * Kept entries
  * ------------
  * Then the entry is not dropped but kept (ENTRY_KEPT): still in the hash
  * table, holding back nothing, and checked before a later statement or
- * transaction uses it.  When the value is read, the entry records its
+ * transaction uses it (as a live entry is before it answers under another
+ * snapshot than its own).  When the value is read, the entry records its
  * chunk 0's tuple (found through the toast index): its place (TID), raw
  * xmin, whether that is frozen, and the toast relation's relfilenode; and
  * the xids then in play (the next xid, this backend's xmin).  A kept entry
@@ -95,6 +101,7 @@
 #include "utils/rel.h"
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
+#include "utils/tuplestore.h"
 
 #include "bf_agg_batch.h"
 #include "bf_cache.h"
@@ -123,7 +130,7 @@
 #define CACHE_LINE				64
 
 /* GUC bloomfilter.cache_size, MB */
-int			bf_cache_size_mb = 256;
+int			bf_cache_size_mb = 8;
 
 /*
  * Fewer xids than this may be assigned between reading a value and using its
@@ -162,7 +169,8 @@ typedef struct BfCacheEntry
 	MemoryContext cxt;			/* holds the copy; NULL once freed */
 	BfValue		value;			/* the copy, opened */
 	Size		bytes;			/* its allocation */
-	Snapshot	xmin_hold;		/* registered: holds back the xmin */
+	Snapshot	snap;			/* the active snapshot it is live under, registered */
+	Portal		scope_portal;	/* under READ COMMITTED: it ends with this portal */
 	SubTransactionId subid;		/* the subtransaction that read it */
 	bool		transient;		/* free it as soon as no call site pins it */
 	bool		keepable;		/* chunk is valid: may become ENTRY_KEPT */
@@ -199,6 +207,7 @@ static uint64 cache_reads = 0;	/* stored values read whole */
 static uint64 cache_shared_hits = 0;	/* found in the cache by a call site */
 
 PG_FUNCTION_INFO_V1(bloom_cache_stats);
+PG_FUNCTION_INFO_V1(bloom_cache_entries);
 
 static Size
 cache_limit(void)
@@ -224,12 +233,30 @@ cache_setup(void)
 							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 }
 
+/* The active snapshot, or NULL. */
+static inline Snapshot
+current_snapshot(void)
+{
+	return ActiveSnapshotSet() ? GetActiveSnapshot() : NULL;
+}
+
+/* Let go of a live entry's snapshot. */
+static void
+entry_release_snapshot(BfCacheEntry *e)
+{
+	if (e->snap != NULL)
+	{
+		UnregisterSnapshotFromOwner(e->snap, TopTransactionResourceOwner);
+		e->snap = NULL;
+	}
+}
+
 /* Free an entry's copy and its slot (no call site pins it). */
 static void
 entry_free(BfCacheEntry *e)
 {
 	Assert(e->pins == 0 && e->state != ENTRY_FREE);
-	Assert(e->xmin_hold == NULL);
+	Assert(e->snap == NULL);
 	if (e->cxt != NULL)
 	{
 		MemoryContextDelete(e->cxt);
@@ -256,11 +283,8 @@ entry_kill(BfCacheEntry *e)
 		return;
 	key.toast = e->toast;
 	hash_search(cache_hash, &key, HASH_REMOVE, NULL);
-	if (e->xmin_hold != NULL)
-	{
-		UnregisterSnapshotFromOwner(e->xmin_hold, TopTransactionResourceOwner);
-		e->xmin_hold = NULL;
-	}
+	entry_release_snapshot(e);
+	e->scope_portal = NULL;
 	dlist_delete(&e->node);
 	e->state = ENTRY_DEAD;
 	dlist_push_head(&dead_slots, &e->node);
@@ -283,11 +307,8 @@ entry_demote(BfCacheEntry *e)
 		entry_kill(e);
 		return;
 	}
-	if (e->xmin_hold != NULL)
-	{
-		UnregisterSnapshotFromOwner(e->xmin_hold, TopTransactionResourceOwner);
-		e->xmin_hold = NULL;
-	}
+	entry_release_snapshot(e);
+	e->scope_portal = NULL;
 	e->state = ENTRY_KEPT;
 }
 
@@ -394,14 +415,25 @@ portal_scope_end(void *arg)
 		entry_demote(scope->entry);
 }
 
+/*
+ * DISCARD ALL: forget every stored filter read (an entry still pinned goes
+ * when its call site lets go).
+ */
+void
+bf_cache_discard(void)
+{
+	if (cache_hash != NULL)
+		cache_kill_all(InvalidOid, InvalidSubTransactionId);
+}
+
 void
 bf_cache_init(void)
 {
 	DefineCustomIntVariable("bloomfilter.cache_size",
 							"Memory for stored filters kept between uses in each backend.",
-							"A stored filter read whole is kept in a backend-local cache and shared by every call site; filters no running query uses are evicted, least recently used first, past this size.",
+							"A stored filter read whole is kept in a backend-local cache and shared by every call site; filters no running query uses are evicted, least recently used first, past this size.  Each backend has its own: the memory multiplies by connections.",
 							&bf_cache_size_mb,
-							256, 0, 1024 * 1024,
+							8, 0, 1024 * 1024,
 							PGC_USERSET, GUC_UNIT_MB,
 							NULL, NULL, NULL);
 	RegisterXactCallback(cache_xact_callback, NULL);
@@ -410,58 +442,56 @@ bf_cache_init(void)
 }
 
 /*
- * A registered snapshot holding back this backend's xmin as it is now, or
- * NULL if there is none to hold.  It is only ever used for its xmin.
+ * The active snapshot, registered on the transaction's resource owner, or
+ * NULL if there is none to hold: it keeps the horizon of VACUUM and pruning
+ * at most at its xmin while the entry it guards is live (see "Why the key is
+ * safe" above).
  */
 static Snapshot
-hold_xmin(void)
+hold_snapshot(void)
 {
-	SnapshotData snap;
-
-	if (MyProc == NULL || !TransactionIdIsValid(MyProc->xmin) ||
-		TopTransactionResourceOwner == NULL)
+	if (!ActiveSnapshotSet() || TopTransactionResourceOwner == NULL)
 		return NULL;
 #if PG_VERSION_NUM < 170000
 	/* VACUUM may remove tuples that snapshots still see */
 	if (old_snapshot_threshold >= 0)
 		return NULL;
 #endif
-	memset(&snap, 0, sizeof(snap));
-	snap.snapshot_type = SNAPSHOT_MVCC;
-	snap.xmin = MyProc->xmin;
-	snap.xmax = MyProc->xmin;
-	snap.copied = false;		/* RegisterSnapshotOnOwner copies it */
-	return RegisterSnapshotOnOwner(&snap, TopTransactionResourceOwner);
+	return RegisterSnapshotOnOwner(GetActiveSnapshot(),
+								   TopTransactionResourceOwner);
 }
 
 /*
- * Hold back the xmin for a live entry while it may be used: under READ
- * COMMITTED until the end of the current portal (then the entry is kept,
- * unchecked), else until the end of the transaction.  An entry that cannot
- * hold the xmin is transient.
+ * Make a live entry live under the active snapshot, registering it: under
+ * READ COMMITTED until the end of the current portal at the latest (then the
+ * entry is kept), else until the end of the transaction.  An entry that
+ * cannot hold a snapshot is transient.
  */
 static void
 entry_hold(BfCacheEntry *e)
 {
-	e->xmin_hold = hold_xmin();
-	if (e->xmin_hold == NULL)
-		e->transient = true;
-	else if (!IsolationUsesXactSnapshot())
+	Assert(e->snap == NULL);
+	e->snap = hold_snapshot();
+	if (e->snap == NULL)
 	{
-		if (ActivePortal != NULL && ActivePortal->portalContext != NULL)
-		{
-			BfPortalScope *scope;
+		e->transient = true;
+		return;
+	}
+	if (IsolationUsesXactSnapshot() || ActivePortal == NULL ||
+		ActivePortal->portalContext == NULL || e->scope_portal == ActivePortal)
+		return;					/* until the end of the transaction */
+	{
+		BfPortalScope *scope;
 
-			scope = MemoryContextAlloc(ActivePortal->portalContext,
-									   sizeof(BfPortalScope));
-			scope->entry = e;
-			scope->serial = e->serial;
-			scope->cb.func = portal_scope_end;
-			scope->cb.arg = scope;
-			MemoryContextRegisterResetCallback(ActivePortal->portalContext,
-											   &scope->cb);
-		}
-		/* else: until the end of the transaction */
+		scope = MemoryContextAlloc(ActivePortal->portalContext,
+								   sizeof(BfPortalScope));
+		scope->entry = e;
+		scope->serial = e->serial;
+		scope->cb.func = portal_scope_end;
+		scope->cb.arg = scope;
+		MemoryContextRegisterResetCallback(ActivePortal->portalContext,
+										   &scope->cb);
+		e->scope_portal = ActivePortal;
 	}
 }
 
@@ -658,6 +688,17 @@ cache_lookup(const struct varatt_external *toast)
 		return NULL;
 	e = h->entry;
 	Assert(e->state == ENTRY_LIVE || e->state == ENTRY_KEPT);
+
+	/*
+	 * Live under another snapshot than the active one: checked again under
+	 * this one, as a kept entry is.
+	 */
+	if (e->state == ENTRY_LIVE && !e->transient && e->snap != current_snapshot())
+	{
+		entry_demote(e);
+		if (e->state != ENTRY_KEPT)
+			return NULL;
+	}
 	if (e->state == ENTRY_KEPT)
 	{
 		uint64		serial = e->serial;
@@ -729,7 +770,8 @@ cache_load(struct varlena *ptr, const struct varatt_external *toast)
 	e->value = v;
 	e->bytes = bytes;
 	e->subid = GetCurrentSubTransactionId();
-	e->xmin_hold = NULL;
+	e->snap = NULL;
+	e->scope_portal = NULL;
 	e->transient = false;
 	e->keepable = keepable;
 	e->chunk = chunk;
@@ -830,11 +872,18 @@ bf_call_site_key(FunctionCallInfo fcinfo, BfCallSite *site, Oid keytype,
 	return &site->key;
 }
 
+/*
+ * Whether a call site's reference is to the live entry of this stored value,
+ * live under the active snapshot (a transient entry: while it is pinned).
+ */
 static inline bool
 ref_matches(const BfSiteRef *r, const void *toast)
 {
-	return r->entry->serial == r->serial && r->entry->state == ENTRY_LIVE &&
-		memcmp(&r->entry->toast, toast, sizeof(struct varatt_external)) == 0;
+	const BfCacheEntry *e = r->entry;
+
+	return e->serial == r->serial && e->state == ENTRY_LIVE &&
+		(e->snap == current_snapshot() || e->transient) &&
+		memcmp(&e->toast, toast, sizeof(struct varatt_external)) == 0;
 }
 
 /*
@@ -1191,4 +1240,33 @@ bloom_cache_stats(PG_FUNCTION_ARGS)
 	values[4] = Int64GetDatum((int64) cache_shared_hits);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
 													  values, nulls)));
+}
+
+/*
+ * bloom_cache_entries(): one row per stored filter in this backend's cache:
+ * its toast relation and value id, the bytes of its copy, whether a call
+ * site uses it now, and whether it is kept (checked again before its next
+ * use).
+ */
+Datum
+bloom_cache_entries(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	dlist_iter	it;
+
+	InitMaterializedSRF(fcinfo, 0);
+	dlist_foreach(it, &live_lru)
+	{
+		BfCacheEntry *e = dlist_container(BfCacheEntry, node, it.cur);
+		Datum		values[5];
+		bool		nulls[5] = {false, false, false, false, false};
+
+		values[0] = ObjectIdGetDatum(e->toast.va_toastrelid);
+		values[1] = ObjectIdGetDatum(e->toast.va_valueid);
+		values[2] = Int64GetDatum((int64) e->bytes);
+		values[3] = BoolGetDatum(e->pins > 0);
+		values[4] = BoolGetDatum(e->state == ENTRY_KEPT);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
 }

@@ -140,6 +140,7 @@ typedef struct BfProbe
 /* GUC bloomfilter.cache_size (MB) and the cache's callbacks (from _PG_init) */
 extern int	bf_cache_size_mb;
 extern void bf_cache_init(void);
+extern void bf_cache_discard(void);
 
 /* The call site's state, created on first use (bf_call_site_setup). */
 extern BfCallSite *bf_call_site_setup(FunctionCallInfo fcinfo);

@@ -127,67 +127,33 @@ bf_value_check_sizing(int64 capacity, double fpr, int layout, BfSize *size)
 }
 
 /*
- * A buffer at least this large gets a mapping of its own, 2 MB-aligned and
- * advised to use transparent huge pages: with 4 kB pages an access to a
- * filter of many MB pays a page walk (a TLB miss) on top of the cache miss.
+ * A buffer at least this large is allocated with room to place its bits on
+ * a 2 MB boundary, and that span is advised to use transparent huge pages:
+ * with 4 kB pages an access to a filter of many MB pays a page walk (a TLB
+ * miss) on top of the cache miss.  It is memory of the context like any
+ * other (counted in pg_backend_memory_contexts), freed with it.
  */
 #define HUGE_PAGE_BYTES			((Size) 2 * 1024 * 1024)
 #define HUGE_BUFFER_MIN_BYTES	((Size) 4 * 1024 * 1024)
 
-/* A buffer's own mapping: unmapped when its memory context goes. */
-typedef struct BfMapping
-{
-	MemoryContextCallback cb;
-	void	   *addr;
-	Size		len;
-} BfMapping;
-
-static void
-unmap_buffer(void *arg)
-{
-	BfMapping  *m = (BfMapping *) arg;
-
-	if (munmap(m->addr, m->len) != 0)
-		elog(WARNING, "could not unmap a bloom filter's memory: %m");
-}
-
 struct varlena *
 bf_value_buffer(MemoryContext cxt, Size size, Size *bytes)
 {
-	Size		lead = TYPEALIGN(BF_BLOCK_BYTES, VARHDRSZ + BF_HEADER_SIZE);
+	Size		head = VARHDRSZ + BF_HEADER_SIZE;
+	Size		align = size >= HUGE_BUFFER_MIN_BYTES ? HUGE_PAGE_BYTES : BF_BLOCK_BYTES;
 	char	   *buffer;
 	char	   *bits;
 
-	if (size >= HUGE_BUFFER_MIN_BYTES)
-	{
-		BfMapping  *m = MemoryContextAlloc(cxt, sizeof(BfMapping));
-		Size		span = TYPEALIGN(HUGE_PAGE_BYTES, lead + size);
-		void	   *addr;
-
-		m->len = span + HUGE_PAGE_BYTES;	/* room to align */
-		addr = mmap(NULL, m->len, PROT_READ | PROT_WRITE,
-					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (addr != MAP_FAILED)
-		{
-			m->addr = addr;
-			m->cb.func = unmap_buffer;
-			m->cb.arg = m;
-			MemoryContextRegisterResetCallback(cxt, &m->cb);
-			buffer = (char *) TYPEALIGN(HUGE_PAGE_BYTES, addr);
+	*bytes = size + align;
+	buffer = MemoryContextAllocHuge(cxt, *bytes);
+	bits = (char *) TYPEALIGN(align, buffer + head);
 #ifdef MADV_HUGEPAGE
-			/* a hint: without huge pages the buffer works as well, slower */
-			(void) madvise(buffer, span, MADV_HUGEPAGE);
+	/* a hint: without huge pages the buffer works as well, slower */
+	if (align == HUGE_PAGE_BYTES)
+		(void) madvise(bits, TYPEALIGN_DOWN(HUGE_PAGE_BYTES, size - head),
+					   MADV_HUGEPAGE);
 #endif
-			*bytes = m->len;
-			bits = buffer + lead;
-			return (struct varlena *) (bits - BF_HEADER_SIZE - VARHDRSZ);
-		}
-		pfree(m);
-	}
-	buffer = MemoryContextAllocHuge(cxt, size + BF_BLOCK_BYTES);
-	*bytes = size + BF_BLOCK_BYTES;
-	bits = (char *) TYPEALIGN(BF_BLOCK_BYTES, buffer + VARHDRSZ + BF_HEADER_SIZE);
-	return (struct varlena *) (bits - BF_HEADER_SIZE - VARHDRSZ);
+	return (struct varlena *) (bits - head);
 }
 
 static void

@@ -10,6 +10,8 @@
 
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "tcop/utility.h"
 #include "utils/guc.h"
 
 #include "bf_cache.h"
@@ -26,6 +28,31 @@ extern void bfp_init(void);
 
 /* src/bf_agg_auto.c */
 extern int	bf_agg_max_distinct;
+
+static ProcessUtility_hook_type prev_process_utility = NULL;
+
+/*
+ * DISCARD ALL resets a session for its next user (connection poolers run
+ * it): the stored filters it read go too.  PostgreSQL calls no callback
+ * for it, so the utility hook watches for it.
+ */
+static void
+bf_process_utility(PlannedStmt *pstmt, const char *queryString,
+				   bool readOnlyTree, ProcessUtilityContext context,
+				   ParamListInfo params, QueryEnvironment *queryEnv,
+				   DestReceiver *dest, QueryCompletion *qc)
+{
+	Node	   *stmt = pstmt->utilityStmt;
+
+	if (prev_process_utility)
+		prev_process_utility(pstmt, queryString, readOnlyTree, context,
+							 params, queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
+	if (IsA(stmt, DiscardStmt) && ((DiscardStmt *) stmt)->target == DISCARD_ALL)
+		bf_cache_discard();
+}
 
 void
 _PG_init(void)
@@ -46,6 +73,8 @@ _PG_init(void)
 	 * cursor's).
 	 */
 	bfp_init();
+	prev_process_utility = ProcessUtility_hook;
+	ProcessUtility_hook = bf_process_utility;
 
 	/*
 	 * Only now is every GUC of the library defined: reserving the prefix

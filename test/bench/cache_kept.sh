@@ -22,7 +22,7 @@ q="SELECT count(*) FROM ck_cand WHERE (SELECT bf FROM ck_filter WHERE name = 'bi
 base="SELECT count(*) FROM ck_cand WHERE k IS NOT NULL;"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq 1 "$runs"); do
-	printf 'SET max_parallel_workers_per_gather = 0;\nSET jit = off;\n%s\n\\timing on\n%s\n%s\n%s\n%s\n%s\n' \
+	printf 'SET max_parallel_workers_per_gather = 0;\nSET jit = off;\nSET bloomfilter.cache_size = 256;\n%s\n\\timing on\n%s\n%s\n%s\n%s\n%s\n' \
 		"$base" "$base" "$q" "$q" "$q" "$base" | psql_ | awk '/^Time/ {print $2}' | paste -sd' '
 done | awk '{
 	b = ($1 < $5 ? $1 : $5)
