@@ -9,7 +9,7 @@
 # free port, unix socket only; shared_buffers = 2GB, 2 parallel workers per
 # gather, JIT off), runs
 # test/bench/bench.sql in a fresh database and prints ONE table of the
-# targets of the performance budget (issue 13), each with its figure and its
+# targets of the performance budget (doc/performance.md), each with its figure and its
 # ratio, measured side by side in this run, with the load average at the
 # start and the end.  Stops the server and removes its directory on exit.
 #

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Static checks of README.md (no server), from the repository root:
+# Static checks of the documentation (no server), from the repository root:
 #  1. every SQL object of sql/bloomfilter--1.1.sql and of the update to 2.0
 #     (sql/bloomfilter--1.1--2.0.sql) a user may meet, and that the update
-#     does not drop, is named
-#     in README.md: functions (all but the types' I/O functions), aggregates,
-#     types, operators (in backquotes), casts (both types), operator classes,
-#     tables, views, event triggers, and every GUC the C code defines;
-#  2. every link to an anchor (#x, README.md#x, test/README.md#x,
-#     src/README.md#x) resolves to a heading of that file, with GitHub's rule
-#     for heading anchors;
-#  3. every relative file link points to an existing file.
+#     does not drop, is documented in the reference, doc/reference.md:
+#     functions (all but the types' I/O functions), aggregates, types,
+#     operators (in backquotes), casts (both types), operator classes,
+#     tables, views, event triggers, and every GUC the C code defines (the
+#     README may name them too; the reference must);
+#  2. in README.md, CHANGELOG.md, test/README.md and every doc/*.md, every
+#     link to an anchor (#x, file.md#x) resolves to a heading of that file,
+#     with GitHub's rule for heading anchors;
+#  3. in the same files, every relative file link points to an existing file;
+#  4. README.md is at most 3,500 words, counted as `wc -w` counts them.
 # Prints each problem and "readme-check: N problems" last; exits non-zero on any.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -32,7 +34,8 @@ sub slurp
 	return $text;
 }
 
-my $readme = slurp('README.md');
+my $reference_file = 'doc/reference.md';
+my $readme = slurp($reference_file);
 my $sql = slurp('sql/bloomfilter--1.1.sql') . slurp('sql/bloomfilter--1.1--2.0.sql');
 $sql =~ s/--[^\n]*//g;
 
@@ -60,7 +63,7 @@ while ($sql =~ /DROP\s+(FUNCTION|TABLE|VIEW|EVENT TRIGGER)\s+(\w+)/ig)
 for my $obj (sort keys %named)
 {
 	my $name = $named{$obj};
-	problem("not in README.md: $obj") unless $readme =~ /\b\Q$name\E\b/;
+	problem("not in $reference_file: $obj") unless $readme =~ /\b\Q$name\E\b/;
 }
 
 my %ops;
@@ -73,23 +76,23 @@ for my $op (sort keys %ops)
 	{
 		$found = 1 if $readme =~ /`(?:[^`\n]*\s)?\Q$form\E(?:\s[^`\n]*)?`/;
 	}
-	problem("operator not in README.md (in backquotes): $op") unless $found;
+	problem("operator not in $reference_file (in backquotes): $op") unless $found;
 }
 
 while ($sql =~ /CREATE CAST\s*\(\s*(\w+)\s+AS\s+(\w+)\s*\)/ig)
 {
 	my ($from, $to) = (lc $1, lc $2);
-	problem("cast ($from AS $to): a type not in README.md")
+	problem("cast ($from AS $to): a type not in $reference_file")
 	  unless $readme =~ /\b\Q$from\E\b/ && $readme =~ /\b\Q$to\E\b/;
 }
-problem('README.md never mentions casts') unless $readme =~ /\bcasts?\b/;
+problem("$reference_file never mentions casts") unless $readme =~ /\bcasts?\b/;
 
-for my $c (glob('src/*.c src/*/*.c'))
+for my $c (glob('src/*.c src/*/*.c src/*/*/*.c'))
 {
 	my $code = slurp($c);
 	while ($code =~ /DefineCustom\w+Variable\(\s*"([\w.]+)"/g)
 	{
-		problem("GUC not in README.md: $1") unless $readme =~ /\Q$1\E/;
+		problem("GUC not in $reference_file: $1") unless $readme =~ /\Q$1\E/;
 	}
 }
 
@@ -114,7 +117,7 @@ sub anchors_of
 	return $anchors{$file} = \%set;
 }
 
-for my $file ('README.md', 'test/README.md', 'src/README.md')
+for my $file ('README.md', 'CHANGELOG.md', 'test/README.md', sort glob('doc/*.md'))
 {
 	(my $dir = $file) =~ s{[^/]*$}{};
 	my $text = slurp($file);
@@ -137,6 +140,12 @@ for my $file ('README.md', 'test/README.md', 'src/README.md')
 		  unless $target =~ /\.md$/ && anchors_of($target)->{$anchor};
 	}
 }
+
+# ---- 4. the README's length (wc -w: runs of non-blank characters)
+my $max_words = 3500;
+my @words = split ' ', slurp('README.md');
+problem(sprintf('README.md: %d words, more than %d', scalar(@words), $max_words))
+  if @words > $max_words;
 
 print "readme-check: $problems problems\n";
 exit($problems ? 1 : 0);

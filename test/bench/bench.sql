@@ -4,7 +4,7 @@
 -- (sizes as psql variables; test/bench.sh passes them, defaults below).
 --
 -- Measures side by side, in one run, each target of the performance budget
--- (issue 13; README, Performance) and prints them as one table:
+-- (doc/performance.md) and prints them as one table:
 -- measurement, value, unit, compared to, ratio, target, meets.  A feature
 -- that is not there (self-sizing bloom_agg, in-place PL/pgSQL adds) prints
 -- "n/a" or "timeout", never fails the run.
@@ -819,7 +819,7 @@ RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
 
 -----------------------------------------------------------------------------
--- Other figures (not targets of issue 13): PL/pgSQL adds to a 10 MB
+-- Other figures (not targets of the budget): PL/pgSQL adds to a 10 MB
 -- filter, capped by statement_timeout; sizes and false-positive rates.
 -----------------------------------------------------------------------------
 SELECT progress('other: ' || :n_adds || ' PL/pgSQL adds (timeout ' || :add_timeout || ' s)');

@@ -1,4 +1,4 @@
--- max_size.sql: the largest filter (the README's maximum, 867,181,822 keys
+-- max_size.sql: the largest filter (doc/format.md's maximum, 867,181,822 keys
 -- at 1%, blocked: a value of 1,072,693,184 bytes, 1 MB under PostgreSQL's
 -- allocation limit so that its row can be formed) stored in a table works
 -- with every function: read whole (through the backend cache, whose copy

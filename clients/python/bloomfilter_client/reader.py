@@ -3,8 +3,8 @@
 
 Checks keys against a filter fetched from PostgreSQL (``SELECT bf::bytea``)
 without a database round trip, and documents the format in executable form.
-It re-implements, independently of the C code, what README.md (sections Keys,
-Layouts and sizing, Format) and src/core/*.h define:
+It re-implements, independently of the C code, what doc/keys.md, doc/format.md
+and src/core/*.h define:
 
 * the 64-byte header, validated like the server validates it;
 * the text form (``bf::text``), parsed and rendered;
