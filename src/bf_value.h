@@ -13,10 +13,7 @@
 #include "fmgr.h"
 #include "utils/memutils.h"
 
-#include "bf_format.h"
-#include "bf_hash.h"
-#include "bf_layout.h"
-#include "bf_sizing.h"
+#include "bf_core.h"
 
 /* A value opened for reading (or writing, if it is a private copy). */
 typedef struct BfValue

@@ -16,8 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bf_text.h"
-
 #define GOLDEN64	UINT64_C(0x9E3779B97F4A7C15)
 
 static uint16_t
