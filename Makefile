@@ -72,7 +72,8 @@ OBJS = \
 	$(VALUE_OBJS) \
 	$(CORE_OBJS)
 
-PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core -I$(srcdir)/src/value -I$(srcdir)/src/cache -I$(srcdir)/src/index -I$(srcdir)/src/plan
+# Includes name their folder ("value/bf_value.h"): only src/ is searched.
+PG_CPPFLAGS = -I$(srcdir)/src
 
 REGRESS = basics keys keys_stored io send setops aggregates expanded aggregates_auto agg_state counting cuckoo scalable cache_kept guard_index guard_gates compat
 REGRESS_OPTS = --load-extension=bloomfilter

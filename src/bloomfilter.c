@@ -12,7 +12,7 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
-#include "bf_cache.h"
+#include "cache/bf_cache.h"
 
 PG_MODULE_MAGIC;
 

@@ -13,10 +13,8 @@
 #include "nodes/execnodes.h"
 #include "utils/builtins.h"
 
-#include "bf_agg_batch.h"
-#include "bf_cache.h"
-#include "bf_keys.h"
-#include "bf_value.h"
+#include "cache/bf_cache.h"
+#include "value/bf_value.h"
 
 PG_FUNCTION_INFO_V1(bloom_agg_transfn);
 PG_FUNCTION_INFO_V1(bloom_union_transfn);

@@ -43,8 +43,8 @@
 #include "fmgr.h"
 #include "utils/palloc.h"
 
-#include "bf_keys.h"
-#include "bf_value.h"
+#include "cache/bf_prefetch.h"
+#include "value/bf_value.h"
 
 struct BfCacheEntry;
 

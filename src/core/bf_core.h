@@ -21,13 +21,14 @@
 #ifndef BF_CORE_H
 #define BF_CORE_H
 
-#include "bf_format.h"
-#include "bf_hash.h"
-#include "bf_counting.h"
-#include "bf_sizing.h"
-#include "bf_layout.h"
-#include "bf_scalable.h"
-#include "bf_text.h"
-#include "bf_cuckoo.h"
+/* in the order of the files */
+#include "core/bf_format.h"
+#include "core/bf_hash.h"
+#include "core/bf_counting.h"
+#include "core/bf_sizing.h"
+#include "core/bf_layout.h"
+#include "core/bf_scalable.h"
+#include "core/bf_text.h"
+#include "core/bf_cuckoo.h"
 
 #endif							/* BF_CORE_H */

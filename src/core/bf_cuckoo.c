@@ -10,7 +10,7 @@
  *
  * Free of PostgreSQL.
  */
-#include "bf_cuckoo.h"
+#include "core/bf_cuckoo.h"
 
 #include <math.h>
 #include <stdio.h>

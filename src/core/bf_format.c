@@ -13,7 +13,7 @@
  *
  * The lowest file of the core: it calls no other.  Free of PostgreSQL.
  */
-#include "bf_format.h"
+#include "core/bf_format.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -15,7 +15,7 @@
  * and estimates of a scalable filter's layers are bf_scalable.c's.  Above
  * bf_format.c and bf_counting.c in the core.  Free of PostgreSQL.
  */
-#include "bf_layout.h"
+#include "core/bf_layout.h"
 
 #include <math.h>
 #include <string.h>

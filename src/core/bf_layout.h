@@ -20,9 +20,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "bf_counting.h"
-#include "bf_format.h"
-#include "bf_hash.h"
+#include "core/bf_counting.h"
+#include "core/bf_format.h"
+#include "core/bf_hash.h"
 
 #define BF_BLOCK_MUL	UINT32_C(0x9E3779B1)
 

@@ -10,14 +10,14 @@
  * Above bf_format.c, bf_sizing.c and bf_layout.c in the core.  Free of
  * PostgreSQL.
  */
-#include "bf_scalable.h"
+#include "core/bf_scalable.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "bf_layout.h"
-#include "bf_sizing.h"
+#include "core/bf_layout.h"
+#include "core/bf_sizing.h"
 
 void
 bf_scalable_layer_header(const uint8_t *layer, BfHeader *out)

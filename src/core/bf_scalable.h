@@ -31,9 +31,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bf_format.h"
-#include "bf_hash.h"
-#include "bf_layout.h"
+#include "core/bf_format.h"
+#include "core/bf_hash.h"
+#include "core/bf_layout.h"
 
 /*
  * Layers are sized for this fraction of their rate: a small layer (the

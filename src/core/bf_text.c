@@ -28,7 +28,7 @@
  * Free of PostgreSQL.  Numbers go through snprintf and strtod, which are
  * locale-independent in the "C" LC_NUMERIC locale PostgreSQL always uses.
  */
-#include "bf_text.h"
+#include "core/bf_text.h"
 
 #include <errno.h>
 #include <math.h>

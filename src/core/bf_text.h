@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bf_format.h"
+#include "core/bf_format.h"
 
 /* Length of the text form (without the terminating NUL). */
 extern size_t bf_text_length(const BfHeader *h);

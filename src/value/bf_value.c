@@ -9,12 +9,9 @@
 
 #include "lib/stringinfo.h"
 
-#include "bf_agg_batch.h"
-#include "bf_layout.h"
-#include "bf_scalable.h"
-#include "bf_sizing.h"
-#include "bf_text.h"
-#include "bf_value.h"
+#include "core/bf_core.h"
+#include "value/bf_agg_batch.h"
+#include "value/bf_value_mem.h"
 
 void
 bf_value_open(struct varlena *raw, BfValue *v)
