@@ -25,6 +25,7 @@ VALUE_OBJS = \
 	src/value/bf_keyconv.o \
 	src/value/bf_value.o \
 	src/value/bf_agg_batch.o \
+	src/value/bf_datum.o \
 	src/value/bf_expanded.o \
 	src/value/bf_io.o \
 	src/value/bf_agg_auto.o \

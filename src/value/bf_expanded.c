@@ -48,6 +48,7 @@
 #include "utils/expandeddatum.h"
 #include "utils/memutils.h"
 
+#include "value/bf_datum.h"
 #include "value/bf_expanded.h"
 
 /* A flat value that one or more objects share. */

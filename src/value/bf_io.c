@@ -15,6 +15,7 @@
 #include "utils/builtins.h"
 
 #include "core/bf_core.h"
+#include "value/bf_datum.h"
 #include "value/bf_value_mem.h"
 
 PG_FUNCTION_INFO_V1(bloomfilter_in);

@@ -1,6 +1,8 @@
 /*
  * bf_value.c
  *		bloomfilter values in memory: open, create, merge.
+ *
+ * A detoasted value; a datum of any form is opened by bf_datum.c.
  */
 #include "postgres.h"
 
@@ -10,7 +12,6 @@
 #include "lib/stringinfo.h"
 
 #include "core/bf_core.h"
-#include "value/bf_agg_batch.h"
 #include "value/bf_value_mem.h"
 
 void
@@ -27,22 +28,6 @@ bf_value_open(struct varlena *raw, BfValue *v)
 				 errdetail("%s.", bf_sentence(msg))));
 	v->raw = raw;
 	v->bits = (uint8 *) VARDATA(raw) + BF_HEADER_SIZE;
-}
-
-void
-bf_value_from_datum(Datum d, bool copy, BfValue *v)
-{
-	struct varlena *raw;
-
-	/* an aggregate's state is read where it is */
-	if (!copy && bf_agg_batch_open(d, v))
-		return;
-
-	if (copy)
-		raw = PG_DETOAST_DATUM_COPY(d);
-	else
-		raw = PG_DETOAST_DATUM(d);
-	bf_value_open(raw, v);
 }
 
 int

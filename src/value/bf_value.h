@@ -11,6 +11,7 @@
  *	bf_value.c		values in memory: open, create, grow, merge
  *					(bf_value_mem.h)
  *	bf_agg_batch.c	the sized aggregates' batched state (bf_agg_batch.h)
+ *	bf_datum.c		a datum of the type in any of its forms (bf_datum.h)
  *	bf_expanded.c	expanded objects: in-place adds (bf_expanded.h)
  *	bf_io.c			the type's input, output, send, receive and casts
  *	bf_agg_auto.c	bloom_agg without a capacity, and bf_agg_state.c its
@@ -33,6 +34,7 @@
 #include "value/bf_keyconv.h"
 #include "value/bf_value_mem.h"
 #include "value/bf_agg_batch.h"
+#include "value/bf_datum.h"
 #include "value/bf_expanded.h"
 
 #endif							/* BF_VALUE_H */

@@ -42,15 +42,11 @@ typedef struct BfValue
 	 (BF_MAX_NEW_PAYLOAD_BYTES / (BF_CLASSIC_ALIGN_BITS / 8)) * BF_CLASSIC_ALIGN_BITS : \
 	 (BF_MAX_NEW_PAYLOAD_BYTES / BF_BLOCK_BYTES) * BF_BLOCK_BITS)
 
-/* Open a detoasted value (4-byte header); raises data_corrupted if invalid. */
-extern void bf_value_open(struct varlena *raw, BfValue *v);
-
 /*
- * Detoast a datum and open it; copy = true gives a private, writable copy,
- * copy = false a value to read only (a sized aggregate's state, which is an
- * expanded object, is read where it is: bf_agg_batch.h).
+ * Open a detoasted value (4-byte header); raises data_corrupted if invalid.
+ * A datum: bf_value_from_datum (bf_datum.h).
  */
-extern void bf_value_from_datum(Datum d, bool copy, BfValue *v);
+extern void bf_value_open(struct varlena *raw, BfValue *v);
 
 /* Parse a layout name given by a user; raises an error for an unknown one. */
 extern int	bf_layout_parse(const char *name);
