@@ -46,6 +46,7 @@
 
 #include "access/amapi.h"
 #include "access/genam.h"
+#include "common/relpath.h"
 #include "fmgr.h"
 #include "storage/block.h"
 #include "storage/bufpage.h"

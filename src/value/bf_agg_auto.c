@@ -57,6 +57,7 @@
 #include "core/bf_core.h"
 #include "value/bf_agg_auto.h"
 #include "value/bf_keys.h"
+#include "value/bf_value.h"	/* bf_agg_max_distinct */
 #include "value/bf_value_mem.h"
 
 PG_FUNCTION_INFO_V1(bloom_agg_auto_transfn);

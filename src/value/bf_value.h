@@ -37,4 +37,7 @@
 #include "value/bf_datum.h"
 #include "value/bf_expanded.h"
 
+/* bf_agg_auto.c: GUC bloomfilter.agg_max_distinct (defined in _PG_init) */
+extern int	bf_agg_max_distinct;
+
 #endif							/* BF_VALUE_H */
