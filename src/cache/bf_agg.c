@@ -7,6 +7,10 @@
  * push the aggregates down.  When called as an aggregate, the transition
  * functions update the state in place in the aggregate's memory context: a
  * row costs one key hash and k bit sets, never a copy of the filter.
+ *
+ * What they keep per call site (the key type, the sizing last checked, the
+ * batched state, the over-capacity warning) is in the call site's state
+ * (bf_cache.h): hence this file is in src/cache/, above the value type.
  */
 #include "postgres.h"
 

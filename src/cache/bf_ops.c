@@ -2,6 +2,10 @@
  * bf_ops.c
  *		SQL functions and operators on bloomfilter values: construction,
  *		adding keys, membership, set operations, comparison and inspection.
+ *
+ * They read their filter arguments through call sites (bf_cache.h): the
+ * key type resolved once, a stored filter from the backend's cache or by
+ * slicing.  Hence this file is in src/cache/, above the value type.
  */
 #include "postgres.h"
 
