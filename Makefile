@@ -5,6 +5,9 @@ DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.1.sql sql/bloomfilter--1.0--1
 	sql/bloomfilter--1.1--2.0.sql
 PGFILEDESC = "bloomfilter - Bloom filter type, operators and aggregates"
 
+# The folders, lowest first: each calls only those before it (test/layering.sh).
+
+# the PostgreSQL-free core (src/core/)
 CORE_OBJS = \
 	src/core/bf_counting.o \
 	src/core/bf_cuckoo.o \
@@ -14,6 +17,27 @@ CORE_OBJS = \
 	src/core/bf_scalable.o \
 	src/core/bf_sizing.o \
 	src/core/bf_text.o
+
+# the value type (src/value/): I/O, operators' building blocks, keys,
+# aggregates' states, expanded objects, the cuckoofilter functions
+VALUE_OBJS = \
+	src/value/bf_keys.o \
+	src/value/bf_keyconv.o \
+	src/value/bf_value.o \
+	src/value/bf_agg_batch.o \
+	src/value/bf_datum.o \
+	src/value/bf_expanded.o \
+	src/value/bf_io.o \
+	src/value/bf_agg_auto.o \
+	src/value/bf_agg_state.o \
+	src/value/bf_cuckoo.o
+
+# call sites and the stored-filter cache (src/cache/), and the SQL functions
+# that read their filters through them
+CACHE_OBJS = \
+	src/cache/bf_cache.o \
+	src/cache/bf_ops.o \
+	src/cache/bf_agg.o
 
 # the guard index access method (src/index/)
 INDEX_OBJS = \
@@ -38,28 +62,19 @@ PLAN_OBJS = \
 	src/plan/bfp_scan.o \
 	src/plan/bfp_batch_path.o \
 	src/plan/bfp_batch_scan.o \
-	src/plan/bfp_position.o
+	src/plan/bfp_position.o \
+	src/plan/bfp_catalog.o
 
 OBJS = \
 	src/bloomfilter.o \
-	src/bf_catalog.o \
-	src/bf_keys.o \
-	src/bf_keyconv.o \
-	src/bf_value.o \
-	src/bf_cache.o \
-	src/bf_io.o \
-	src/bf_ops.o \
-	src/bf_agg.o \
-	src/bf_agg_batch.o \
-	src/bf_expanded.o \
-	src/bf_agg_auto.o \
-	src/bf_agg_state.o \
-	src/bf_cuckoo.o \
-	$(INDEX_OBJS) \
 	$(PLAN_OBJS) \
+	$(INDEX_OBJS) \
+	$(CACHE_OBJS) \
+	$(VALUE_OBJS) \
 	$(CORE_OBJS)
 
-PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core -I$(srcdir)/src/index -I$(srcdir)/src/plan
+# Includes name their folder ("value/bf_value.h"): only src/ is searched.
+PG_CPPFLAGS = -I$(srcdir)/src
 
 REGRESS = basics keys keys_stored io send setops aggregates expanded aggregates_auto agg_state counting cuckoo scalable cache_kept guard_index guard_gates compat
 REGRESS_OPTS = --load-extension=bloomfilter

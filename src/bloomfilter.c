@@ -2,9 +2,14 @@
  * bloomfilter.c
  *		Module magic and initialization of the bloomfilter extension.
  *
- * The SQL-visible functions live in bf_io.c (I/O), bf_ops.c (functions and
- * operators) and bf_agg.c (aggregates); the PostgreSQL-free core in core/;
- * the guard index in index/, the planner's gates and BloomBatch in plan/.
+ * The folders, lowest first, each calling only those before it (checked by
+ * test/layering.sh): core/ (PostgreSQL-free: the format, layouts, sizing,
+ * scalable and counting filters, cuckoo filters, text forms), value/ (the
+ * type: I/O, keys, values in memory, aggregates' states, expanded objects,
+ * the cuckoofilter functions), cache/ (call sites and the stored-filter
+ * cache, and the functions, operators and aggregates that read their
+ * filters through them), index/ (the guard access method), plan/ (the
+ * planner's gates and BloomBatch).  This file, above them all, starts them.
  */
 #include "postgres.h"
 
@@ -14,20 +19,14 @@
 #include "tcop/utility.h"
 #include "utils/guc.h"
 
-#include "bf_cache.h"
+#include "cache/bf_cache.h"
+#include "index/bf_index.h"
+#include "plan/bf_plan.h"
+#include "value/bf_value.h"
 
 PG_MODULE_MAGIC;
 
 void		_PG_init(void);
-
-/* src/index/bfi_handler.c */
-extern void bfi_init(void);
-
-/* src/plan/bfp_hook.c */
-extern void bfp_init(void);
-
-/* src/bf_agg_auto.c */
-extern int	bf_agg_max_distinct;
 
 static ProcessUtility_hook_type prev_process_utility = NULL;
 

@@ -55,7 +55,7 @@ n=0
 failed=0
 for f in "${files[@]}"; do
 	n=$((n + 1))
-	if ! gcc "${cflags[@]}" -Wall -Werror "${extra[@]}" -Isrc -Isrc/core -Isrc/index -Isrc/plan -Isrc/shared \
+	if ! gcc "${cflags[@]}" -Wall -Werror "${extra[@]}" -Isrc \
 		-I. "-I$inc" "${cppflags[@]}" -c -o "$tmp/out.o" "$f" >"$tmp/log" 2>&1; then
 		failed=$((failed + 1))
 		echo "FAILED: $f"

@@ -113,6 +113,18 @@ run_readme_check() {
 	fi
 }
 
+# ------------------------------------------------------------ layering ----
+# The folders of src/ call only downward (core < value < cache < index <
+# plan), and the core includes nothing of PostgreSQL.
+run_layering_check() {
+	bf_say "src/: includes go one way, the core is PostgreSQL-free (test/layering.sh)"
+	if bash test/layering.sh; then
+		pass "layering: every include of src/ goes downward, the core includes no PostgreSQL header (test/layering.sh)"
+	else
+		fail "layering: test/layering.sh (above)"
+	fi
+}
+
 # ---------------------------------------------------------------- fuzz ----
 # The fuzzers' regression inputs and seeds replayed under ASan and UBSan, then
 # each harness fuzzed for 5 s when clang is installed (make fuzz: longer runs).
@@ -349,6 +361,7 @@ if ! bf_ensure_packages; then
 fi
 
 run_readme_check
+run_layering_check
 
 built=0
 if bf_build_install; then

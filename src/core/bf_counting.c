@@ -5,7 +5,7 @@
  *
  * See bf_counting.h for the layout.  Free of PostgreSQL.
  */
-#include "bf_counting.h"
+#include "core/bf_counting.h"
 
 bool
 bf_counting_remove(uint8_t *bits, uint64_t nbits, int k, uint64_t hash)

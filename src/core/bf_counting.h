@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "bf_format.h"
+#include "core/bf_format.h"
 
 #define BF_COUNTING_SLOTS		128 /* counters per 64-byte block */
 #define BF_COUNTER_MAX			15	/* a saturated counter */

@@ -10,13 +10,11 @@
  *
  * Free of PostgreSQL.
  */
-#include "bf_cuckoo.h"
+#include "core/bf_cuckoo.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "bf_text.h"
 
 #define GOLDEN64	UINT64_C(0x9E3779B97F4A7C15)
 

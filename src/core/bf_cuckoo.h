@@ -43,7 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bf_format.h"
+#include "core/bf_format.h"
 
 #define BF_FAMILY_CUCKOO		3
 #define BF_CUCKOO_LAYOUT		1

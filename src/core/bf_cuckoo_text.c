@@ -13,13 +13,13 @@
  *
  * Free of PostgreSQL.
  */
-#include "bf_cuckoo.h"
+#include "core/bf_cuckoo.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bf_text.h"
+#include "core/bf_text.h"
 
 size_t
 bf_cuckoo_text_length(const BfCuckooHeader *h)

@@ -5,18 +5,20 @@
  * The layout is documented in bf_format.h.  bf_header_decode is the single
  * entry point for untrusted binary input (recv, the bytea cast, fuzzers): it
  * checks every field and the total length before anything else looks at the
- * payload, and it never reads past len.
+ * payload, and it never reads past len.  For a scalable value (family 4)
+ * that includes its layers (bf_scalable_check_layers): their format is
+ * checked here, below the filter built on them (bf_scalable.c).  Here too is
+ * the shortest form of a double (bf_format_double) its messages, the text
+ * form and bloom_info write.
  *
- * Free of PostgreSQL.
+ * The lowest file of the core: it calls no other.  Free of PostgreSQL.
  */
-#include "bf_format.h"
+#include "core/bf_format.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-#include "bf_scalable.h"
-#include "bf_text.h"
 
 /* Offsets of the header fields (see bf_format.h). */
 #define OFF_MAGIC		0
@@ -111,6 +113,32 @@ write_f64le(uint8_t *p, double d)
 	bf_write_u64le(p, u);
 }
 
+/* Shortest "%.*g" form that reads back as d (bf_format.h). */
+int
+bf_format_double(double d, char *buf, size_t buflen)
+{
+	char		tmp[64];
+	int			p;
+
+	if (isnan(d))
+		snprintf(tmp, sizeof(tmp), "nan");
+	else if (isinf(d))
+		snprintf(tmp, sizeof(tmp), d < 0 ? "-inf" : "inf");
+	else
+	{
+		for (p = 1; p <= 17; p++)
+		{
+			snprintf(tmp, sizeof(tmp), "%.*g", p, d);
+			if (strtod(tmp, NULL) == d)
+				break;
+		}
+		/* p = 17 always round-trips a binary64; the loop ends there */
+	}
+	if (buf != NULL && buflen > 0)
+		snprintf(buf, buflen, "%s", tmp);
+	return (int) strlen(tmp);
+}
+
 const char *
 bf_layout_name(int layout)
 {
@@ -155,6 +183,63 @@ bf_key_kind_from_name(const char *name)
 			return i;
 	}
 	return -1;
+}
+
+/*
+ * Family 4: the growth and ratio fields of the outer header, and the
+ * layers' capacities and rates (bf_format.h).
+ */
+BfStatus
+bf_scalable_check_growth(uint32_t growth, double ratio, char *msg, size_t msglen)
+{
+	char		num[40];
+
+	if (growth < BF_MIN_GROWTH || growth > BF_MAX_GROWTH)
+	{
+		if (msg)
+			snprintf(msg, msglen, "growth %lu is out of range %d..%d",
+					 (unsigned long) growth, BF_MIN_GROWTH, BF_MAX_GROWTH);
+		return BF_ERR_GROWTH;
+	}
+	if (!isfinite(ratio) || !(ratio > 0.0) || !(ratio < 1.0))
+	{
+		if (msg)
+		{
+			if (isfinite(ratio))
+				bf_format_double(ratio, num, sizeof(num));
+			else
+				snprintf(num, sizeof(num), "%g", ratio);
+			snprintf(msg, msglen, "ratio %s is out of range (0, 1)", num);
+		}
+		return BF_ERR_RATIO;
+	}
+	return BF_OK;
+}
+
+double
+bf_scalable_layer_fpr(double fpr, double ratio, uint32_t i)
+{
+	double		t = fpr * (1.0 - ratio);
+
+	while (i-- > 0)
+		t *= ratio;
+	return t;
+}
+
+bool
+bf_scalable_layer_capacity(uint64_t capacity, uint32_t growth, uint32_t i,
+						   uint64_t *out)
+{
+	uint64_t	c = capacity;
+
+	while (i-- > 0)
+	{
+		if (c > UINT64_MAX / growth)
+			return false;
+		c *= growth;
+	}
+	*out = c;
+	return true;
 }
 
 /*
@@ -306,6 +391,108 @@ bf_header_check(const BfHeader *h, char *msg, size_t msglen)
 	}
 	if (h->family == BF_FAMILY_SCALABLE)
 		return bf_scalable_check_growth(h->growth, h->ratio, msg, msglen);
+	return BF_OK;
+}
+
+/*
+ * Family 4: its layers, walked in untrusted bytes, every length checked
+ * against what remains before it is used.
+ */
+BfStatus
+bf_scalable_check_layers(const BfHeader *h, const uint8_t *payload,
+						 uint64_t len, char *msg, size_t msglen)
+{
+	const uint8_t *p = payload;
+	uint64_t	left = len;
+	uint64_t	nbits = 0;
+	char		expected[40];
+	char		found[40];
+
+	for (uint32_t i = 0; i < h->layers; i++)
+	{
+		BfHeader	l;
+		BfStatus	st;
+		uint64_t	size;
+		uint64_t	capacity;
+		double		fpr;
+		char		inner[200];
+
+		if (left < BF_HEADER_SIZE)
+		{
+			if (msg)
+				snprintf(msg, msglen,
+						 "layer %lu of %lu is truncated",
+						 (unsigned long) i, (unsigned long) h->layers);
+			return BF_ERR_TRUNCATED;
+		}
+		/* its own length: what it says it holds, if that much remains */
+		size = BF_HEADER_SIZE + bf_read_u64le(p + BF_LAYER_OFF_NBITS) / 8;
+		if (bf_read_u64le(p + BF_LAYER_OFF_NBITS) / 8 > left - BF_HEADER_SIZE)
+			size = left + 1;	/* refused below as a length mismatch */
+		st = bf_header_decode_prefix(p, BF_HEADER_SIZE,
+									 size <= left ? size : left, &l,
+									 inner, sizeof(inner));
+		if (st != BF_OK)
+		{
+			if (msg)
+				snprintf(msg, msglen, "layer %lu: %s", (unsigned long) i, inner);
+			return st;
+		}
+		if (l.family != BF_FAMILY_BLOOM || l.layout != h->layout ||
+			l.key_kind != h->key_kind)
+		{
+			if (msg)
+				snprintf(msg, msglen,
+						 "layer %lu has family %u, layout %u and key kind %u, expected family 1, layout %u and key kind %u",
+						 (unsigned long) i, (unsigned) l.family, (unsigned) l.layout,
+						 (unsigned) l.key_kind, (unsigned) h->layout,
+						 (unsigned) h->key_kind);
+			return BF_ERR_LAYER;
+		}
+		if (!bf_scalable_layer_capacity(h->capacity, h->growth, i, &capacity))
+		{
+			if (msg)
+				snprintf(msg, msglen,
+						 "the capacity of layer %lu does not fit in 64 bits",
+						 (unsigned long) i);
+			return BF_ERR_LAYER;
+		}
+		if (l.capacity != capacity)
+		{
+			if (msg)
+				snprintf(msg, msglen,
+						 "layer %lu has capacity %llu, expected %llu (the capacity times the growth to the power %lu)",
+						 (unsigned long) i, (unsigned long long) l.capacity,
+						 (unsigned long long) capacity, (unsigned long) i);
+			return BF_ERR_LAYER;
+		}
+		fpr = bf_scalable_layer_fpr(h->target_fpr, h->ratio, i);
+		if (memcmp(&fpr, &l.target_fpr, sizeof(double)) != 0)
+		{
+			if (msg)
+			{
+				bf_format_double(fpr, expected, sizeof(expected));
+				bf_format_double(l.target_fpr, found, sizeof(found));
+				snprintf(msg, msglen,
+						 "layer %lu has target false-positive rate %s, expected %s",
+						 (unsigned long) i, found, expected);
+			}
+			return BF_ERR_LAYER;
+		}
+		nbits += l.nbits;		/* no overflow: each is below 2^64 / 8 of len */
+		p += size;
+		left -= size;
+	}
+	if (left != 0 || nbits != h->nbits)
+	{
+		if (msg)
+			snprintf(msg, msglen,
+					 "the layers hold %llu bits in %llu bytes, not the %llu bits the header gives",
+					 (unsigned long long) nbits,
+					 (unsigned long long) (len - left),
+					 (unsigned long long) h->nbits);
+		return BF_ERR_LENGTH;
+	}
 	return BF_OK;
 }
 

@@ -216,6 +216,40 @@ extern int	bf_layout_from_name(const char *name);	/* -1 if unknown */
 extern const char *bf_key_kind_name(int key_kind);
 extern int	bf_key_kind_from_name(const char *name);	/* -1 if unknown */
 
+/* Shortest "%.*g" form of d that reads back as d; returns its length. */
+extern int	bf_format_double(double d, char *buf, size_t buflen);
+
+/*
+ * Family 4 (scalable, bf_scalable.h): the format of the outer header's
+ * growth and ratio and of the layers, which bf_header_decode validates.
+ */
+
+/* Offsets of the fields a layer's own 64-byte header holds. */
+#define BF_LAYER_OFF_HASHES		8
+#define BF_LAYER_OFF_NBITS		16
+#define BF_LAYER_OFF_CAPACITY	24
+#define BF_LAYER_OFF_FPR		32
+#define BF_LAYER_OFF_ADDED		40
+
+/* Validate growth (BF_MIN_GROWTH .. BF_MAX_GROWTH) and ratio (0, 1). */
+extern BfStatus bf_scalable_check_growth(uint32_t growth, double ratio,
+										 char *msg, size_t msglen);
+
+/* The target rate of layer i of a filter of target fpr and ratio r. */
+extern double bf_scalable_layer_fpr(double fpr, double ratio, uint32_t i);
+
+/* The capacity of layer i; false if it does not fit in 64 bits. */
+extern bool bf_scalable_layer_capacity(uint64_t capacity, uint32_t growth,
+									   uint32_t i, uint64_t *out);
+
+/*
+ * Validate the layers of a value whose outer header h passed
+ * bf_header_check and whose payload (len bytes after the outer header) has
+ * the length h implies.
+ */
+extern BfStatus bf_scalable_check_layers(const BfHeader *h, const uint8_t *payload,
+										 uint64_t len, char *msg, size_t msglen);
+
 /* Little-endian helpers. */
 static inline uint64_t
 bf_read_u64le(const uint8_t *p)

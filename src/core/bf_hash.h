@@ -17,7 +17,7 @@
 #endif
 #include <xxhash.h>
 
-#include "bf_format.h"
+#include "core/bf_format.h"
 
 /* A key's hash: blocked uses lo only; classic uses lo and hi. */
 typedef struct BfHash

@@ -11,9 +11,11 @@
  * compiler turns into plain (vectorisable) loads and stores whatever the
  * alignment of the arrays; the last nbytes % 8 bytes are done one at a time.
  *
- * Free of PostgreSQL.
+ * One bit array only (a filter of family 1 or 2, or one layer): the checks
+ * and estimates of a scalable filter's layers are bf_scalable.c's.  Above
+ * bf_format.c and bf_counting.c in the core.  Free of PostgreSQL.
  */
-#include "bf_layout.h"
+#include "core/bf_layout.h"
 
 #include <math.h>
 #include <string.h>
@@ -153,12 +155,10 @@ fill_histogram(const BfHeader *h, const uint8_t *bits, uint64_t *hist)
  * blocks of an overloaded filter are saturated.
  */
 double
-bf_estimate_cardinality(const BfHeader *h, const uint8_t *bits)
+bf_bits_estimate_cardinality(const BfHeader *h, const uint8_t *bits)
 {
 	double		k = (double) h->hashes;
 
-	if (h->family == BF_FAMILY_SCALABLE)
-		return bf_scalable_estimate_cardinality(h, bits);
 	if (h->nbits == 0 || h->hashes == 0)
 		return 0.0;
 
@@ -197,12 +197,10 @@ bf_estimate_cardinality(const BfHeader *h, const uint8_t *bits)
  * uniformly random block, so the mean over blocks of (x_b / 512)^k.
  */
 double
-bf_estimate_fpr(const BfHeader *h, const uint8_t *bits)
+bf_bits_estimate_fpr(const BfHeader *h, const uint8_t *bits)
 {
 	double		k = (double) h->hashes;
 
-	if (h->family == BF_FAMILY_SCALABLE)
-		return bf_scalable_estimate_fpr(h, bits);
 	if (h->nbits == 0 || h->hashes == 0)
 		return 0.0;
 

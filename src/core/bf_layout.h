@@ -20,10 +20,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "bf_counting.h"
-#include "bf_format.h"
-#include "bf_hash.h"
-#include "bf_scalable.h"
+#include "core/bf_counting.h"
+#include "core/bf_format.h"
+#include "core/bf_hash.h"
 
 #define BF_BLOCK_MUL	UINT32_C(0x9E3779B1)
 
@@ -166,20 +165,9 @@ bf_add_hash(const BfHeader *h, uint8_t *bits, BfHash hash)
 
 /*
  * A key is set with bf_add_hash in a single-layer filter only: a scalable
- * one may need a new layer (bf_scalable_add).  bits is what follows the
- * header: the layers, for a scalable filter.
+ * one may need a new layer (bf_scalable_add).  The test of a value of any
+ * family, bf_test_hash, is in bf_scalable.h.
  */
-static inline bool
-bf_test_hash(const BfHeader *h, const uint8_t *bits, BfHash hash)
-{
-	if (h->family == BF_FAMILY_SCALABLE)
-		return bf_scalable_test(h, bits, hash);
-	if (h->layout == BF_LAYOUT_CLASSIC)
-		return bf_classic_test(bits, h->nbits, h->hashes, hash);
-	if (h->layout == BF_LAYOUT_COUNTING)
-		return bf_counting_test(bits, h->nbits, h->hashes, hash.lo);
-	return bf_blocked_test(bits, h->nbits, h->hashes, hash.lo);
-}
 
 /*
  * Prefetch the line at p.  On x86 an asm statement: GCC 12 at -O2 deletes a
@@ -216,12 +204,14 @@ extern void bf_bits_and(uint8_t *dst, const uint8_t *src, uint64_t nbytes);
 extern uint64_t bf_bits_popcount(const uint8_t *bits, uint64_t nbytes);
 
 /*
- * Estimates from the bits.  Cardinality: Swamidass & Baldi, per block for the
- * blocked and counting layouts (counting: non-zero counters of 128).  FPR:
- * the probability that a random absent key tests positive given the current
- * bits (fill^k; per block for blocked and counting).
+ * Estimates from the bits of one array (h: family 1 or 2, or a layer's).
+ * Cardinality: Swamidass & Baldi, per block for the blocked and counting
+ * layouts (counting: non-zero counters of 128).  FPR: the probability that a
+ * random absent key tests positive given the current bits (fill^k; per
+ * block for blocked and counting).  Of a value of any family:
+ * bf_estimate_cardinality and bf_estimate_fpr (bf_scalable.h).
  */
-extern double bf_estimate_cardinality(const BfHeader *h, const uint8_t *bits);
-extern double bf_estimate_fpr(const BfHeader *h, const uint8_t *bits);
+extern double bf_bits_estimate_cardinality(const BfHeader *h, const uint8_t *bits);
+extern double bf_bits_estimate_fpr(const BfHeader *h, const uint8_t *bits);
 
 #endif							/* BF_LAYOUT_H */

@@ -1,77 +1,23 @@
 /*
  * bf_scalable.c
- *		Scalable Bloom filters: validation, checks, adds and growth of the
- *		layers (see bf_scalable.h).
+ *		Scalable Bloom filters: checks, adds and growth of the layers (see
+ *		bf_scalable.h), and the checks and estimates of a value of any
+ *		family, a single bit array (bf_layout.c) or layers.
  *
- * bf_scalable_check_layers is the only function here that reads a value it
- * has not validated: it walks the layers of untrusted bytes, checking every
- * length against what remains before it moves on.  The others trust a
- * value that passed it.
+ * Every function here trusts a value that passed bf_header_decode, which
+ * validates the layers (bf_scalable_check_layers, bf_format.c).
  *
- * Free of PostgreSQL.
+ * Above bf_format.c, bf_sizing.c and bf_layout.c in the core.  Free of
+ * PostgreSQL.
  */
-#include "bf_scalable.h"
+#include "core/bf_scalable.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "bf_layout.h"
-#include "bf_sizing.h"
-#include "bf_text.h"
-
-BfStatus
-bf_scalable_check_growth(uint32_t growth, double ratio, char *msg, size_t msglen)
-{
-	char		num[40];
-
-	if (growth < BF_MIN_GROWTH || growth > BF_MAX_GROWTH)
-	{
-		if (msg)
-			snprintf(msg, msglen, "growth %lu is out of range %d..%d",
-					 (unsigned long) growth, BF_MIN_GROWTH, BF_MAX_GROWTH);
-		return BF_ERR_GROWTH;
-	}
-	if (!isfinite(ratio) || !(ratio > 0.0) || !(ratio < 1.0))
-	{
-		if (msg)
-		{
-			if (isfinite(ratio))
-				bf_format_double(ratio, num, sizeof(num));
-			else
-				snprintf(num, sizeof(num), "%g", ratio);
-			snprintf(msg, msglen, "ratio %s is out of range (0, 1)", num);
-		}
-		return BF_ERR_RATIO;
-	}
-	return BF_OK;
-}
-
-double
-bf_scalable_layer_fpr(double fpr, double ratio, uint32_t i)
-{
-	double		t = fpr * (1.0 - ratio);
-
-	while (i-- > 0)
-		t *= ratio;
-	return t;
-}
-
-bool
-bf_scalable_layer_capacity(uint64_t capacity, uint32_t growth, uint32_t i,
-						   uint64_t *out)
-{
-	uint64_t	c = capacity;
-
-	while (i-- > 0)
-	{
-		if (c > UINT64_MAX / growth)
-			return false;
-		c *= growth;
-	}
-	*out = c;
-	return true;
-}
+#include "core/bf_layout.h"
+#include "core/bf_sizing.h"
 
 void
 bf_scalable_layer_header(const uint8_t *layer, BfHeader *out)
@@ -80,104 +26,6 @@ bf_scalable_layer_header(const uint8_t *layer, BfHeader *out)
 	(void) bf_header_decode_prefix(layer, BF_HEADER_SIZE,
 								   BF_HEADER_SIZE + bf_read_u64le(layer + BF_LAYER_OFF_NBITS) / 8,
 								   out, NULL, 0);
-}
-
-BfStatus
-bf_scalable_check_layers(const BfHeader *h, const uint8_t *payload,
-						 uint64_t len, char *msg, size_t msglen)
-{
-	const uint8_t *p = payload;
-	uint64_t	left = len;
-	uint64_t	nbits = 0;
-	char		expected[40];
-	char		found[40];
-
-	for (uint32_t i = 0; i < h->layers; i++)
-	{
-		BfHeader	l;
-		BfStatus	st;
-		uint64_t	size;
-		uint64_t	capacity;
-		double		fpr;
-		char		inner[200];
-
-		if (left < BF_HEADER_SIZE)
-		{
-			if (msg)
-				snprintf(msg, msglen,
-						 "layer %lu of %lu is truncated",
-						 (unsigned long) i, (unsigned long) h->layers);
-			return BF_ERR_TRUNCATED;
-		}
-		/* its own length: what it says it holds, if that much remains */
-		size = BF_HEADER_SIZE + bf_read_u64le(p + BF_LAYER_OFF_NBITS) / 8;
-		if (bf_read_u64le(p + BF_LAYER_OFF_NBITS) / 8 > left - BF_HEADER_SIZE)
-			size = left + 1;	/* refused below as a length mismatch */
-		st = bf_header_decode_prefix(p, BF_HEADER_SIZE,
-									 size <= left ? size : left, &l,
-									 inner, sizeof(inner));
-		if (st != BF_OK)
-		{
-			if (msg)
-				snprintf(msg, msglen, "layer %lu: %s", (unsigned long) i, inner);
-			return st;
-		}
-		if (l.family != BF_FAMILY_BLOOM || l.layout != h->layout ||
-			l.key_kind != h->key_kind)
-		{
-			if (msg)
-				snprintf(msg, msglen,
-						 "layer %lu has family %u, layout %u and key kind %u, expected family 1, layout %u and key kind %u",
-						 (unsigned long) i, (unsigned) l.family, (unsigned) l.layout,
-						 (unsigned) l.key_kind, (unsigned) h->layout,
-						 (unsigned) h->key_kind);
-			return BF_ERR_LAYER;
-		}
-		if (!bf_scalable_layer_capacity(h->capacity, h->growth, i, &capacity))
-		{
-			if (msg)
-				snprintf(msg, msglen,
-						 "the capacity of layer %lu does not fit in 64 bits",
-						 (unsigned long) i);
-			return BF_ERR_LAYER;
-		}
-		if (l.capacity != capacity)
-		{
-			if (msg)
-				snprintf(msg, msglen,
-						 "layer %lu has capacity %llu, expected %llu (the capacity times the growth to the power %lu)",
-						 (unsigned long) i, (unsigned long long) l.capacity,
-						 (unsigned long long) capacity, (unsigned long) i);
-			return BF_ERR_LAYER;
-		}
-		fpr = bf_scalable_layer_fpr(h->target_fpr, h->ratio, i);
-		if (memcmp(&fpr, &l.target_fpr, sizeof(double)) != 0)
-		{
-			if (msg)
-			{
-				bf_format_double(fpr, expected, sizeof(expected));
-				bf_format_double(l.target_fpr, found, sizeof(found));
-				snprintf(msg, msglen,
-						 "layer %lu has target false-positive rate %s, expected %s",
-						 (unsigned long) i, found, expected);
-			}
-			return BF_ERR_LAYER;
-		}
-		nbits += l.nbits;		/* no overflow: each is below 2^64 / 8 of len */
-		p += size;
-		left -= size;
-	}
-	if (left != 0 || nbits != h->nbits)
-	{
-		if (msg)
-			snprintf(msg, msglen,
-					 "the layers hold %llu bits in %llu bytes, not the %llu bits the header gives",
-					 (unsigned long long) nbits,
-					 (unsigned long long) (len - left),
-					 (unsigned long long) h->nbits);
-		return BF_ERR_LENGTH;
-	}
-	return BF_OK;
 }
 
 uint8_t *
@@ -334,7 +182,7 @@ bf_scalable_estimate_cardinality(const BfHeader *h, const uint8_t *payload)
 		BfHeader	l;
 
 		bf_scalable_layer_header(p, &l);
-		sum += bf_estimate_cardinality(&l, p + BF_HEADER_SIZE);
+		sum += bf_bits_estimate_cardinality(&l, p + BF_HEADER_SIZE);
 		p = bf_scalable_next(p);
 	}
 	return sum;
@@ -352,10 +200,27 @@ bf_scalable_estimate_fpr(const BfHeader *h, const uint8_t *payload)
 		BfHeader	l;
 
 		bf_scalable_layer_header(p, &l);
-		none *= 1.0 - bf_estimate_fpr(&l, p + BF_HEADER_SIZE);
+		none *= 1.0 - bf_bits_estimate_fpr(&l, p + BF_HEADER_SIZE);
 		p = bf_scalable_next(p);
 	}
 	return 1.0 - none;
+}
+
+/* Any family: the layers' sums, or the estimates of the one bit array. */
+double
+bf_estimate_cardinality(const BfHeader *h, const uint8_t *bits)
+{
+	if (h->family == BF_FAMILY_SCALABLE)
+		return bf_scalable_estimate_cardinality(h, bits);
+	return bf_bits_estimate_cardinality(h, bits);
+}
+
+double
+bf_estimate_fpr(const BfHeader *h, const uint8_t *bits)
+{
+	if (h->family == BF_FAMILY_SCALABLE)
+		return bf_scalable_estimate_fpr(h, bits);
+	return bf_bits_estimate_fpr(h, bits);
 }
 
 double

@@ -31,8 +31,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bf_format.h"
-#include "bf_hash.h"
+#include "core/bf_format.h"
+#include "core/bf_hash.h"
+#include "core/bf_layout.h"
 
 /*
  * Layers are sized for this fraction of their rate: a small layer (the
@@ -43,31 +44,11 @@
  */
 #define BF_SCALABLE_HEADROOM	0.8
 
-/* Offsets of the fields a layer's own 64-byte header holds. */
-#define BF_LAYER_OFF_HASHES		8
-#define BF_LAYER_OFF_NBITS		16
-#define BF_LAYER_OFF_CAPACITY	24
-#define BF_LAYER_OFF_FPR		32
-#define BF_LAYER_OFF_ADDED		40
-
-/* Validate growth (BF_MIN_GROWTH .. BF_MAX_GROWTH) and ratio (0, 1). */
-extern BfStatus bf_scalable_check_growth(uint32_t growth, double ratio,
-										 char *msg, size_t msglen);
-
-/* The target rate of layer i of a filter of target fpr and ratio r. */
-extern double bf_scalable_layer_fpr(double fpr, double ratio, uint32_t i);
-
-/* The capacity of layer i; false if it does not fit in 64 bits. */
-extern bool bf_scalable_layer_capacity(uint64_t capacity, uint32_t growth,
-									   uint32_t i, uint64_t *out);
-
 /*
- * Validate the layers of a value whose outer header h passed
- * bf_header_check and whose payload (len bytes after the outer header) has
- * the length h implies.
+ * The layers' format (BF_LAYER_OFF_*, bf_scalable_layer_fpr,
+ * bf_scalable_layer_capacity, and their validation by bf_header_decode) is
+ * in bf_format.h.
  */
-extern BfStatus bf_scalable_check_layers(const BfHeader *h, const uint8_t *payload,
-										 uint64_t len, char *msg, size_t msglen);
 
 /* The header of the layer after the one at layer (validated values only). */
 static inline const uint8_t *
@@ -114,6 +95,26 @@ extern void bf_scalable_set_key_kind(const BfHeader *h, uint8_t *value, uint8_t 
 /* Sums over the layers: estimated distinct keys; rate of "any layer". */
 extern double bf_scalable_estimate_cardinality(const BfHeader *h, const uint8_t *payload);
 extern double bf_scalable_estimate_fpr(const BfHeader *h, const uint8_t *payload);
+
+/*
+ * A value of any family: bits is what follows the header (the layers, for a
+ * scalable filter).  Does a hashed key test positive; the estimates of
+ * bf_layout.h, or the layers' sums.
+ */
+static inline bool
+bf_test_hash(const BfHeader *h, const uint8_t *bits, BfHash hash)
+{
+	if (h->family == BF_FAMILY_SCALABLE)
+		return bf_scalable_test(h, bits, hash);
+	if (h->layout == BF_LAYOUT_CLASSIC)
+		return bf_classic_test(bits, h->nbits, h->hashes, hash);
+	if (h->layout == BF_LAYOUT_COUNTING)
+		return bf_counting_test(bits, h->nbits, h->hashes, hash.lo);
+	return bf_blocked_test(bits, h->nbits, h->hashes, hash.lo);
+}
+
+extern double bf_estimate_cardinality(const BfHeader *h, const uint8_t *bits);
+extern double bf_estimate_fpr(const BfHeader *h, const uint8_t *bits);
 
 /* The rate the design predicts from the layers' added counts. */
 extern double bf_scalable_predict_fpr(const BfHeader *h, const uint8_t *payload);

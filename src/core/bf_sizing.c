@@ -31,12 +31,12 @@
  *
  * Free of PostgreSQL.
  */
-#include "bf_sizing.h"
+#include "core/bf_sizing.h"
 
 #include <math.h>
 
-#include "bf_counting.h"
-#include "bf_format.h"
+#include "core/bf_counting.h"
+#include "core/bf_format.h"
 
 /* x^k for a small positive integer k, by repeated squaring. */
 static double

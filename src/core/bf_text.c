@@ -13,7 +13,7 @@
  *	- integers are decimal digits, no sign, no leading zero (a lone "0" is
  *	  well-formed; whether 0 is a valid value is for the field to say);
  *	- target_fpr is the shortest "%.*g" form that reads back as the same
- *	  double (bf_format_double), and nothing else: "0.010" or "1e-7" are
+ *	  double (bf_format_double, bf_format.h), and nothing else: "0.010" or "1e-7" are
  *	  refused because output would write "0.01" and "1e-07";
  *	- data is standard base64 (RFC 4648 section 4) with '=' padding, no
  *	  whitespace, and zero unused bits in the last character.
@@ -28,7 +28,7 @@
  * Free of PostgreSQL.  Numbers go through snprintf and strtod, which are
  * locale-independent in the "C" LC_NUMERIC locale PostgreSQL always uses.
  */
-#include "bf_text.h"
+#include "core/bf_text.h"
 
 #include <errno.h>
 #include <math.h>
@@ -240,36 +240,6 @@ bf_base64_decode(const char *src, size_t srclen, uint8_t *dst, size_t dstlen)
 	size_t		off;
 
 	return b64_decode(src, srclen, dst, dstlen, &off) == B64_OK;
-}
-
-/* ----------------------------------------------------------------
- * Numbers
- * ----------------------------------------------------------------
- */
-
-int
-bf_format_double(double d, char *buf, size_t buflen)
-{
-	char		tmp[64];
-	int			p;
-
-	if (isnan(d))
-		snprintf(tmp, sizeof(tmp), "nan");
-	else if (isinf(d))
-		snprintf(tmp, sizeof(tmp), d < 0 ? "-inf" : "inf");
-	else
-	{
-		for (p = 1; p <= 17; p++)
-		{
-			snprintf(tmp, sizeof(tmp), "%.*g", p, d);
-			if (strtod(tmp, NULL) == d)
-				break;
-		}
-		/* p = 17 always round-trips a binary64; the loop ends there */
-	}
-	if (buf != NULL && buflen > 0)
-		snprintf(buf, buflen, "%s", tmp);
-	return (int) strlen(tmp);
 }
 
 /* ----------------------------------------------------------------

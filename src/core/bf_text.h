@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bf_format.h"
+#include "core/bf_format.h"
 
 /* Length of the text form (without the terminating NUL). */
 extern size_t bf_text_length(const BfHeader *h);
@@ -48,7 +48,6 @@ extern void bf_base64_encode(const uint8_t *src, size_t n, char *dst);
 /* true if src is the canonical encoding of exactly dstlen bytes */
 extern bool bf_base64_decode(const char *src, size_t srclen, uint8_t *dst, size_t dstlen);
 
-/* Shortest "%.*g" form of d that reads back as d; returns its length. */
-extern int	bf_format_double(double d, char *buf, size_t buflen);
+/* bf_format_double, the form of target_fpr, is in bf_format.h. */
 
 #endif							/* BF_TEXT_H */

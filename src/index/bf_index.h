@@ -46,14 +46,14 @@
 
 #include "access/amapi.h"
 #include "access/genam.h"
+#include "common/relpath.h"
 #include "fmgr.h"
 #include "storage/block.h"
 #include "storage/bufpage.h"
 #include "utils/relcache.h"
 
-#include "bf_hash.h"
-#include "bf_keys.h"
-#include "bf_layout.h"
+#include "core/bf_core.h"
+#include "value/bf_value.h"
 
 /* The access method's name, as the install script creates it. */
 #define BFI_AM_NAME			"bloomguard"

@@ -26,7 +26,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "bf_index.h"
+#include "index/bf_index.h"
 
 #define BFI_MIN_CAPACITY	1000
 

@@ -41,7 +41,7 @@
 #include "utils/syscache.h"
 #include "utils/varlena.h"
 
-#include "bf_index.h"
+#include "index/bf_index.h"
 
 PG_FUNCTION_INFO_V1(bloom_guard);
 PG_FUNCTION_INFO_V1(bloom_unguard);

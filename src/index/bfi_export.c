@@ -58,9 +58,8 @@
 #include "utils/pg_lsn.h"
 #include "utils/rel.h"
 
-#include "bf_compat.h"
-#include "bf_index.h"
-#include "bf_value.h"
+#include "index/bf_index.h"
+#include "value/bf_value.h"
 
 /* What a copy of a guard's filter was taken at. */
 typedef struct BfiToken

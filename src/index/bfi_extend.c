@@ -12,7 +12,7 @@
 #include "storage/smgr.h"
 #include "utils/rel.h"
 
-#include "bf_index.h"
+#include "index/bf_index.h"
 
 /* A new page at the end of a fork, pinned and locked exclusively. */
 Buffer

@@ -22,7 +22,7 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
-#include "bf_index.h"
+#include "index/bf_index.h"
 
 PG_FUNCTION_INFO_V1(bloomguard_handler);
 

@@ -31,7 +31,7 @@
 #include "storage/predicate.h"
 #include "utils/rel.h"
 
-#include "bf_index.h"
+#include "index/bf_index.h"
 
 typedef enum AddResult
 {

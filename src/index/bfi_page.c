@@ -8,9 +8,8 @@
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
 
-#include "bf_index.h"
-#include "bf_scalable.h"
-#include "bf_sizing.h"
+#include "core/bf_core.h"
+#include "index/bf_index.h"
 
 /* Initialize the metapage of an empty guard: no layer yet. */
 void

@@ -19,7 +19,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "bf_index.h"
+#include "index/bf_index.h"
 
 /* Does a layer hold a hashed key (its page share-locked meanwhile)? */
 bool

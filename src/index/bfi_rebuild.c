@@ -65,8 +65,8 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "bf_compat.h"
-#include "bf_index.h"
+#include "index/bf_index.h"
+#include "value/bf_value.h"
 
 /* Rebuild when the guard holds this many times the table's rows... */
 #define REBUILD_RATIO		2.0

@@ -42,11 +42,9 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
-#include "bf_index.h"
-#include "bf_keyconv.h"
-#include "bf_scalable.h"
-#include "bf_sizing.h"
-#include "bf_value.h"
+#include "core/bf_core.h"
+#include "index/bf_index.h"
+#include "value/bf_value.h"
 
 PG_FUNCTION_INFO_V1(bloom_guard_contains);
 PG_FUNCTION_INFO_V1(bloom_guard_contains_text);

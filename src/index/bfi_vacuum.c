@@ -15,7 +15,7 @@
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
 
-#include "bf_index.h"
+#include "index/bf_index.h"
 
 IndexBulkDeleteResult *
 bfi_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,

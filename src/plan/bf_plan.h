@@ -10,12 +10,12 @@
  * plans), bfp_narrow.c (IN lists narrowed), bfp_scan.c (the executor node);
  * bfp_batch_path.c and bfp_batch_scan.c (BloomBatch: a sequential scan's
  * checks of a large filter, batched); bfp_position.c (their rows' positions,
- * for WHERE CURRENT OF).  See src/README.md, "Planner
- * gates".
+ * for WHERE CURRENT OF); bfp_catalog.c (the extension's schema and check
+ * functions).  See src/README.md, "Planner gates".
  *
- * This folder calls the guard index (src/index/) and the value tier
- * (bf_keyconv.h, bf_keys.h, bf_catalog.h, bf_prefetch.h); nothing below it
- * calls it.
+ * This folder calls the guard index (index/bf_index.h), the call sites
+ * (cache/bf_cache.h: BloomBatch's prefetching) and the value type
+ * (value/bf_value.h); nothing below it calls it.
  */
 #ifndef BF_PLAN_H
 #define BF_PLAN_H
@@ -109,6 +109,20 @@ extern bool bfp_is_batch_scan(const CustomScan *cscan);
 extern bool bfp_plan_has_position(Plan *plan);
 extern ScanState *bfp_position_scan(PlanState *child);
 extern bool bfp_position_tid(ScanState *scan, ItemPointer tid);
+
+/* bfp_catalog.c: the extension's own catalog objects */
+typedef enum BfCheckFn
+{
+	BF_CHECK_FN_NONE = -1,
+	BF_CHECK_FN_CONTAINS,		/* bloom_contains(bloomfilter, anyelement): @> */
+	BF_CHECK_FN_CONTAINED,		/* bloom_contained(anyelement, bloomfilter): <@ */
+	BF_CHECK_FN_CONTAINS_LITERAL,	/* bloom_contains(bloomfilter, bloom_literal) */
+	BF_CHECK_FN_CONTAINED_LITERAL,	/* bloom_contained(bloom_literal, bloomfilter) */
+	BF_NUM_CHECK_FNS
+} BfCheckFn;
+
+extern Oid	bf_extension_schema(bool missing_ok);	/* its schema */
+extern BfCheckFn bf_check_fn(Oid funcid);	/* which check funcid is */
 
 /* bfp_scan.c */
 extern Plan *bfp_make_scan(List *tlist, List *keys, List *priv, Plan *child,

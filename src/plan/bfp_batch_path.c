@@ -32,9 +32,8 @@
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 
-#include "bf_catalog.h"
-#include "bf_keys.h"
-#include "bf_plan.h"
+#include "plan/bf_plan.h"
+#include "value/bf_value.h"
 
 static Plan *plan_batch(PlannerInfo *root, RelOptInfo *rel,
 						CustomPath *best_path, List *tlist, List *clauses,

@@ -49,8 +49,8 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
-#include "bf_plan.h"
-#include "bf_prefetch.h"
+#include "cache/bf_cache.h"
+#include "plan/bf_plan.h"
 
 /* Rows read ahead: their lines in flight at once, and a level 1 cache's. */
 #define BATCH_ROWS				32

@@ -32,8 +32,8 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
-#include "bf_keyconv.h"
-#include "bf_plan.h"
+#include "plan/bf_plan.h"
+#include "value/bf_value.h"
 
 /* The guarded column of the relation, under binary-compatible relabels? */
 static bool

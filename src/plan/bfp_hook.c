@@ -33,7 +33,7 @@
 #include "optimizer/planner.h"
 #include "utils/guc.h"
 
-#include "bf_plan.h"
+#include "plan/bf_plan.h"
 
 bool		bfp_planner_guards = true;
 bool		bfp_batch_checks = true;

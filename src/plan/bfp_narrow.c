@@ -43,10 +43,9 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
-#include "bf_index.h"
-#include "bf_keyconv.h"
-#include "bf_keys.h"
-#include "bf_plan.h"
+#include "index/bf_index.h"
+#include "plan/bf_plan.h"
+#include "value/bf_value.h"
 
 PG_FUNCTION_INFO_V1(bloom_guard_elements);
 

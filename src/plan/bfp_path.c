@@ -43,9 +43,9 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
-#include "bf_index.h"
-#include "bf_keyconv.h"
-#include "bf_plan.h"
+#include "index/bf_index.h"
+#include "plan/bf_plan.h"
+#include "value/bf_value.h"
 
 /* What a check of a guard costs, as a read of a cached page does. */
 #define BFP_CHECK_COST	(25 * cpu_operator_cost)

@@ -22,7 +22,7 @@
 #include "nodes/execnodes.h"
 #include "nodes/plannodes.h"
 
-#include "bf_plan.h"
+#include "plan/bf_plan.h"
 
 /*
  * Does plan return the rows of one relation's scan, with their positions?

@@ -54,9 +54,9 @@
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
-#include "bf_index.h"
-#include "bf_keys.h"
-#include "bf_plan.h"
+#include "index/bf_index.h"
+#include "plan/bf_plan.h"
+#include "value/bf_value.h"
 
 typedef enum GuardAnswer
 {

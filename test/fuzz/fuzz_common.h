@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bf_format.h"
+#include "core/bf_format.h"
 
 /* Payloads larger than this are skipped (cannot happen with -max_len). */
 #define FUZZ_MAX_PAYLOAD	(64u * 1024 * 1024)

@@ -20,13 +20,13 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "bf_format.h"
-#include "bf_sizing.h"
+#include "core/bf_format.h"
+#include "core/bf_sizing.h"
 #include "fuzz_common.h"
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* The extension's limits: BF_MAX_NBITS of src/bf_value.h for a 1 GB value. */
+/* The extension's limits: BF_MAX_NBITS of src/value/bf_value_mem.h for a 1 GB value. */
 #define MAX_PAYLOAD	(UINT64_C(0x3fffffff) - 4 - BF_HEADER_SIZE)
 #define MAX_NBITS_BLOCKED	((MAX_PAYLOAD / BF_BLOCK_BYTES) * BF_BLOCK_BITS)
 #define MAX_NBITS_CLASSIC	((MAX_PAYLOAD / 8) * BF_CLASSIC_ALIGN_BITS)

@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bf_cuckoo.h"
-#include "bf_format.h"
-#include "bf_text.h"
+#include "core/bf_cuckoo.h"
+#include "core/bf_format.h"
+#include "core/bf_text.h"
 #include "fuzz_common.h"
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -18,13 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bf_format.h"
-#include "bf_hash.h"
-#include "bf_cuckoo.h"
-#include "bf_scalable.h"
-#include "bf_layout.h"
-#include "bf_sizing.h"
-#include "bf_text.h"
+#include "core/bf_cuckoo.h"
+#include "core/bf_format.h"
+#include "core/bf_hash.h"
+#include "core/bf_layout.h"
+#include "core/bf_scalable.h"
+#include "core/bf_sizing.h"
+#include "core/bf_text.h"
 #include "fuzz_common.h"
 
 typedef struct Seed

@@ -84,7 +84,7 @@
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
-#include "bf_keys.h"
+#include "value/bf_keys.h"
 
 static BfKeyKind
 key_kind_of_type(Oid basetype)

@@ -20,10 +20,9 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
-#include "bf_cuckoo.h"
-#include "bf_keys.h"
-#include "bf_text.h"
-#include "bf_value.h"
+#include "core/bf_core.h"
+#include "value/bf_keys.h"
+#include "value/bf_value_mem.h"
 
 PG_FUNCTION_INFO_V1(cuckoofilter_in);
 PG_FUNCTION_INFO_V1(cuckoofilter_out);
@@ -51,7 +50,7 @@ PG_FUNCTION_INFO_V1(cuckoo_agg_transfn);
 #define INPUT_ERROR(fcinfo, ...) ereport(ERROR, __VA_ARGS__)
 #endif
 
-/* read up to MaxAllocSize, made up to BF_MAX_NEW_VALUE_BYTES (bf_value.h) */
+/* read up to MaxAllocSize, made up to BF_MAX_NEW_VALUE_BYTES (bf_value_mem.h) */
 #define CUCKOO_MAX_PAYLOAD	((uint64) (MaxAllocSize - VARHDRSZ - BF_HEADER_SIZE))
 #define CUCKOO_MAX_NEW_PAYLOAD \
 	((uint64) (BF_MAX_NEW_VALUE_BYTES - VARHDRSZ - BF_HEADER_SIZE))

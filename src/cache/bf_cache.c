@@ -103,10 +103,8 @@
 #include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
 
-#include "bf_agg_batch.h"
-#include "bf_cache.h"
-#include "bf_compat.h"
-#include "bf_expanded.h"
+#include "cache/bf_cache.h"
+#include "value/bf_value.h"
 
 /* A stored value at most this large is read whole at once. */
 #define SLICE_MIN_VALUE_BYTES	(64 * 1024)

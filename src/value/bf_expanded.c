@@ -48,7 +48,8 @@
 #include "utils/expandeddatum.h"
 #include "utils/memutils.h"
 
-#include "bf_expanded.h"
+#include "value/bf_datum.h"
+#include "value/bf_expanded.h"
 
 /* A flat value that one or more objects share. */
 typedef struct BfBuffer

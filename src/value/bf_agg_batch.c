@@ -33,9 +33,9 @@
 #include "utils/expandeddatum.h"
 #include "utils/memutils.h"
 
-#include "bf_agg_batch.h"
-#include "bf_layout.h"
-#include "bf_value.h"
+#include "core/bf_core.h"
+#include "value/bf_agg_batch.h"
+#include "value/bf_value_mem.h"
 
 /* Hashes kept pending; their lines fit in a level 1 data cache. */
 #define BATCH_HASHES	128

@@ -1,22 +1,19 @@
 /*
- * bf_value.h
+ * bf_value_mem.h
  *		bloomfilter values in memory: open (validate and decode), create
- *		(sizing), and merge.
+ *		(sizing), and merge (bf_value.c).
  */
-#ifndef BF_VALUE_H
-#define BF_VALUE_H
+#ifndef BF_VALUE_MEM_H
+#define BF_VALUE_MEM_H
 
 #include "postgres.h"
 
-#include "bf_compat.h"
+#include "value/bf_compat.h"
 
 #include "fmgr.h"
 #include "utils/memutils.h"
 
-#include "bf_format.h"
-#include "bf_hash.h"
-#include "bf_layout.h"
-#include "bf_sizing.h"
+#include "core/bf_core.h"
 
 /* A value opened for reading (or writing, if it is a private copy). */
 typedef struct BfValue
@@ -45,15 +42,11 @@ typedef struct BfValue
 	 (BF_MAX_NEW_PAYLOAD_BYTES / (BF_CLASSIC_ALIGN_BITS / 8)) * BF_CLASSIC_ALIGN_BITS : \
 	 (BF_MAX_NEW_PAYLOAD_BYTES / BF_BLOCK_BYTES) * BF_BLOCK_BITS)
 
-/* Open a detoasted value (4-byte header); raises data_corrupted if invalid. */
-extern void bf_value_open(struct varlena *raw, BfValue *v);
-
 /*
- * Detoast a datum and open it; copy = true gives a private, writable copy,
- * copy = false a value to read only (a sized aggregate's state, which is an
- * expanded object, is read where it is: bf_agg_batch.h).
+ * Open a detoasted value (4-byte header); raises data_corrupted if invalid.
+ * A datum: bf_value_from_datum (bf_datum.h).
  */
-extern void bf_value_from_datum(Datum d, bool copy, BfValue *v);
+extern void bf_value_open(struct varlena *raw, BfValue *v);
 
 /* Parse a layout name given by a user; raises an error for an unknown one. */
 extern int	bf_layout_parse(const char *name);
@@ -144,4 +137,4 @@ typedef enum BfMergeOp
  */
 extern void bf_value_merge(BfValue *dst, const BfValue *src, BfMergeOp op);
 
-#endif							/* BF_VALUE_H */
+#endif							/* BF_VALUE_MEM_H */

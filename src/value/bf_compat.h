@@ -2,8 +2,8 @@
  * bf_compat.h
  *		Differences between the PostgreSQL major versions the extension
  *		builds against (15 to 18), in one place.  Include it after
- *		postgres.h.  Only PostgreSQL's own headers here: every tier includes
- *		it (the value tier through bf_keys.h and bf_value.h).
+ *		postgres.h.  Only PostgreSQL's own headers here: every folder above
+ *		the core includes it (through value/bf_value.h).
  */
 #ifndef BF_COMPAT_H
 #define BF_COMPAT_H

@@ -23,7 +23,7 @@
 
 #include "fmgr.h"
 
-#include "bf_keys.h"
+#include "value/bf_keys.h"
 
 typedef enum BfConvKind
 {

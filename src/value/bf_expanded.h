@@ -17,9 +17,8 @@
 
 #include "fmgr.h"
 
-#include "bf_hash.h"
-#include "bf_layout.h"
-#include "bf_value.h"
+#include "core/bf_core.h"
+#include "value/bf_value_mem.h"
 
 struct BfExpanded;
 

@@ -9,7 +9,7 @@
 
 #include "postgres.h"
 
-#include "bf_hash.h"
+#include "core/bf_core.h"
 
 struct BfValue;
 

@@ -1,5 +1,5 @@
 /*
- * bf_catalog.c
+ * bfp_catalog.c
  *		The extension's own catalog objects: the schema it is installed in,
  *		and the OIDs of its check functions, so that the planner recognizes
  *		a check by the function's identity rather than by its C symbol.
@@ -25,7 +25,7 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
-#include "bf_catalog.h"
+#include "plan/bf_plan.h"
 
 static Oid	check_fns[BF_NUM_CHECK_FNS];
 static bool check_fns_valid = false;

@@ -14,8 +14,9 @@
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
 
-#include "bf_text.h"
-#include "bf_value.h"
+#include "core/bf_core.h"
+#include "value/bf_datum.h"
+#include "value/bf_value_mem.h"
 
 PG_FUNCTION_INFO_V1(bloomfilter_in);
 PG_FUNCTION_INFO_V1(bloomfilter_out);

@@ -11,7 +11,7 @@
 
 #include "fmgr.h"
 
-#include "bf_value.h"
+#include "value/bf_value_mem.h"
 
 typedef enum AutoMode
 {

@@ -1,6 +1,8 @@
 /*
  * bf_value.c
  *		bloomfilter values in memory: open, create, merge.
+ *
+ * A detoasted value; a datum of any form is opened by bf_datum.c.
  */
 #include "postgres.h"
 
@@ -9,12 +11,8 @@
 
 #include "lib/stringinfo.h"
 
-#include "bf_agg_batch.h"
-#include "bf_layout.h"
-#include "bf_scalable.h"
-#include "bf_sizing.h"
-#include "bf_text.h"
-#include "bf_value.h"
+#include "core/bf_core.h"
+#include "value/bf_value_mem.h"
 
 void
 bf_value_open(struct varlena *raw, BfValue *v)
@@ -30,22 +28,6 @@ bf_value_open(struct varlena *raw, BfValue *v)
 				 errdetail("%s.", bf_sentence(msg))));
 	v->raw = raw;
 	v->bits = (uint8 *) VARDATA(raw) + BF_HEADER_SIZE;
-}
-
-void
-bf_value_from_datum(Datum d, bool copy, BfValue *v)
-{
-	struct varlena *raw;
-
-	/* an aggregate's state is read where it is */
-	if (!copy && bf_agg_batch_open(d, v))
-		return;
-
-	if (copy)
-		raw = PG_DETOAST_DATUM_COPY(d);
-	else
-		raw = PG_DETOAST_DATUM(d);
-	bf_value_open(raw, v);
 }
 
 int

@@ -27,16 +27,16 @@
  */
 #include "postgres.h"
 
-#include "bf_compat.h"
+#include "value/bf_compat.h"
 
 #include "fmgr.h"
 #include "libpq/pqformat.h"
 #include "utils/expandeddatum.h"
 #include "utils/memutils.h"
 
-#include "bf_agg_auto.h"
-#include "bf_text.h"
-#include "bf_value.h"
+#include "core/bf_core.h"
+#include "value/bf_agg_auto.h"
+#include "value/bf_value_mem.h"
 
 PG_FUNCTION_INFO_V1(bloom_agg_state_in);
 PG_FUNCTION_INFO_V1(bloom_agg_state_out);

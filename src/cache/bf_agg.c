@@ -7,16 +7,18 @@
  * push the aggregates down.  When called as an aggregate, the transition
  * functions update the state in place in the aggregate's memory context: a
  * row costs one key hash and k bit sets, never a copy of the filter.
+ *
+ * What they keep per call site (the key type, the sizing last checked, the
+ * batched state, the over-capacity warning) is in the call site's state
+ * (bf_cache.h): hence this file is in src/cache/, above the value type.
  */
 #include "postgres.h"
 
 #include "nodes/execnodes.h"
 #include "utils/builtins.h"
 
-#include "bf_agg_batch.h"
-#include "bf_cache.h"
-#include "bf_keys.h"
-#include "bf_value.h"
+#include "cache/bf_cache.h"
+#include "value/bf_value.h"
 
 PG_FUNCTION_INFO_V1(bloom_agg_transfn);
 PG_FUNCTION_INFO_V1(bloom_union_transfn);

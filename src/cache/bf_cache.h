@@ -34,6 +34,12 @@
  * site reads it into the cache (a rent-or-buy rule: never more than twice
  * the cost of the better choice in hindsight).  A filter already in the
  * cache is never sliced.
+ *
+ * The public header of src/cache/: call sites and the cache (bf_cache.c),
+ * and the SQL functions that read their filters and keep their state
+ * through call sites (bf_ops.c, bf_agg.c), above the value type
+ * (value/bf_value.h); bf_prefetch.h is bf_ops.c's prefetching for the
+ * BloomBatch node (src/plan/).
  */
 #ifndef BF_CACHE_H
 #define BF_CACHE_H
@@ -43,8 +49,8 @@
 #include "fmgr.h"
 #include "utils/palloc.h"
 
-#include "bf_keys.h"
-#include "bf_value.h"
+#include "cache/bf_prefetch.h"
+#include "value/bf_value.h"
 
 struct BfCacheEntry;
 

@@ -54,10 +54,11 @@
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 
-#include "bf_agg_auto.h"
-#include "bf_keys.h"
-#include "bf_sizing.h"
-#include "bf_value.h"
+#include "core/bf_core.h"
+#include "value/bf_agg_auto.h"
+#include "value/bf_keys.h"
+#include "value/bf_value.h"	/* bf_agg_max_distinct */
+#include "value/bf_value_mem.h"
 
 PG_FUNCTION_INFO_V1(bloom_agg_auto_transfn);
 PG_FUNCTION_INFO_V1(bloom_agg_auto_finalfn);

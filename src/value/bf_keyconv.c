@@ -18,7 +18,7 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
-#include "bf_keyconv.h"
+#include "value/bf_keyconv.h"
 
 /*
  * Its own type, or one that shares its bytes and its equality; char(n)

@@ -11,10 +11,9 @@
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 
-#include "bf_compat.h"
+#include "value/bf_compat.h"
 
-#include "bf_format.h"
-#include "bf_hash.h"
+#include "core/bf_core.h"
 
 /* What a call site knows about the type of its key argument. */
 typedef struct BfKeyType

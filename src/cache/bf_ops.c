@@ -2,6 +2,10 @@
  * bf_ops.c
  *		SQL functions and operators on bloomfilter values: construction,
  *		adding keys, membership, set operations, comparison and inspection.
+ *
+ * They read their filter arguments through call sites (bf_cache.h): the
+ * key type resolved once, a stored filter from the backend's cache or by
+ * slicing.  Hence this file is in src/cache/, above the value type.
  */
 #include "postgres.h"
 
@@ -14,14 +18,10 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
-#include "bf_prefetch.h"
-#include "bf_cache.h"
-#include "bf_expanded.h"
-#include "bf_keys.h"
-#include "bf_layout.h"
-#include "bf_scalable.h"
-#include "bf_text.h"
-#include "bf_value.h"
+#include "cache/bf_cache.h"
+#include "cache/bf_prefetch.h"
+#include "core/bf_core.h"
+#include "value/bf_value.h"
 
 PG_FUNCTION_INFO_V1(bloom_empty);
 PG_FUNCTION_INFO_V1(bloom_empty_scalable);
