@@ -8,7 +8,7 @@
  * (bfi_probe.c), called by the SQL functions (bfi_sql.c) and the planner's
  * gates.
  *
- * Layout on disk (BFI_FORMAT_VERSION 3; see src/README.md, "Guard index"):
+ * Layout on disk (BFI_FORMAT_VERSION 3; see doc/design.md, "Guard indexes"):
  *
  *	block 0		the metapage: format version, key kind, the guard's target
  *				rate and first capacity, and the layers (BfiMetaPageData)

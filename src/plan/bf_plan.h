@@ -11,7 +11,7 @@
  * bfp_batch_path.c and bfp_batch_scan.c (BloomBatch: a sequential scan's
  * checks of a large filter, batched); bfp_position.c (their rows' positions,
  * for WHERE CURRENT OF); bfp_catalog.c (the extension's schema and check
- * functions).  See src/README.md, "Planner gates".
+ * functions).  See doc/design.md, "Planner gates on guard indexes".
  *
  * This folder calls the guard index (index/bf_index.h), the call sites
  * (cache/bf_cache.h: BloomBatch's prefetching) and the value type

@@ -1,7 +1,7 @@
 /*
  * bf_keys.h
  *		Key kinds and canonical key bytes: how a SQL value becomes the bytes
- *		that are hashed.  See the table in README.md ("Keys").
+ *		that are hashed.  See doc/keys.md ("Key types").
  */
 #ifndef BF_KEYS_H
 #define BF_KEYS_H

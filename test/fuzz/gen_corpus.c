@@ -10,7 +10,7 @@
  *
  * Deterministic: the same files every run, so regenerating them leaves the
  * committed seeds unchanged.  Keys use the canonical bytes of their kind
- * (README "Keys"), so the seeds are what the server would produce.
+ * (doc/keys.md), so the seeds are what the server would produce.
  */
 #include <errno.h>
 #include <stdint.h>
