@@ -36,6 +36,8 @@ VALUE_OBJS = \
 # that read their filters through them
 CACHE_OBJS = \
 	src/cache/bf_cache.o \
+	src/cache/bf_toast_id.o \
+	src/cache/bf_site.o \
 	src/cache/bf_ops.o \
 	src/cache/bf_agg.o
 

@@ -1,7 +1,9 @@
 /*
  * bf_cache.c
- *		Per-call-site state (key type, slicing) and the backend cache of
- *		stored filters read whole.
+ *		The backend cache of stored filters read whole: its entries, their
+ *		lifetime and validity, its memory (bloomfilter.cache_size), its
+ *		views.  Call sites (bf_site.c) find and pin entries; bf_toast_id.c
+ *		tells whether a kept entry is still the value a pointer is to.
  *
  * The cache
  * ---------
@@ -72,28 +74,21 @@
  * xmin, whether that is frozen, and the toast relation's relfilenode; and
  * the xids then in play (the next xid, this backend's xmin).  A kept entry
  * becomes live again only if chunk 0 of the value now pointed to is that
- * same tuple (chunk_same(): one index probe, a few microseconds), else it
- * is dropped and the value read again.  Entries a call site still pins at
+ * same tuple (bf_chunk_same() in bf_toast_id.c: one index probe, a few
+ * microseconds), else it is dropped and the value read again.  Entries a call site still pins at
  * the end of a transaction are dropped, as are those read in an aborted
  * subtransaction; kept entries count against bloomfilter.cache_size.
  */
 #include "postgres.h"
 
 #include "access/detoast.h"
-#include "access/genam.h"
-#include "access/htup_details.h"
-#include "access/stratnum.h"
 #include "access/table.h"
 #include "access/tableam.h"
-#include "access/toast_internals.h"
-#include "access/transam.h"
 #include "access/xact.h"
 #include "funcapi.h"
 #include "lib/ilist.h"
 #include "miscadmin.h"
-#include "storage/proc.h"
 #include "tcop/pquery.h"
-#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
@@ -103,18 +98,8 @@
 #include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
 
-#include "cache/bf_cache.h"
+#include "cache/bf_cache_int.h"
 #include "value/bf_value.h"
-
-/* A stored value at most this large is read whole at once. */
-#define SLICE_MIN_VALUE_BYTES	(64 * 1024)
-
-/*
- * What one slice read costs, in bytes of a full read.  A slice fetches the
- * TOAST chunks holding the bytes through the TOAST index: about 10 us here,
- * while a full read of a 62 MB value takes about 50 ms (0.8 us per kB).
- */
-#define SLICE_COST_BYTES		(12 * 1024)
 
 /*
  * A stored value is read whole in slices of this size (an interrupt is
@@ -129,52 +114,6 @@
 
 /* GUC bloomfilter.cache_size, MB */
 int			bf_cache_size_mb = 8;
-
-/*
- * Fewer xids than this may be assigned between reading a value and using its
- * entry again (half the xid space: see chunk_same()).
- */
-#define KEPT_MAX_XIDS			(UINT64CONST(1) << 31)
-
-typedef enum BfEntryState
-{
-	ENTRY_FREE,					/* in free_slots */
-	ENTRY_LIVE,					/* in the hash table and live_lru */
-	ENTRY_KEPT,					/* likewise, but to be checked before use */
-	ENTRY_DEAD					/* invalidated, still pinned: in dead_slots */
-} BfEntryState;
-
-/*
- * What identifies the stored value an entry copied, beyond its TOAST
- * pointer: where its chunk 0 was and who inserted it (see chunk_same()).
- */
-typedef struct BfChunkId
-{
-	Oid			relfilenode;	/* the toast relation's storage */
-	ItemPointerData tid;		/* chunk 0's tuple */
-	TransactionId xmin;			/* its raw xmin */
-	bool		frozen;			/* frozen when the value was read */
-	FullTransactionId fxmin;	/* xmin as a full xid (if not frozen) */
-	FullTransactionId horizon;	/* oldest xid then possibly running */
-} BfChunkId;
-
-typedef struct BfCacheEntry
-{
-	uint64		serial;			/* changes whenever the slot is freed */
-	BfEntryState state;
-	struct varatt_external toast;	/* the stored value (the hash key) */
-	int			pins;			/* call sites using it now */
-	MemoryContext cxt;			/* holds the copy; NULL once freed */
-	BfValue		value;			/* the copy, opened */
-	Size		bytes;			/* its allocation */
-	Snapshot	snap;			/* the active snapshot it is live under, registered */
-	Portal		scope_portal;	/* under READ COMMITTED: it ends with this portal */
-	SubTransactionId subid;		/* the subtransaction that read it */
-	bool		transient;		/* free it as soon as no call site pins it */
-	bool		keepable;		/* chunk is valid: may become ENTRY_KEPT */
-	BfChunkId	chunk;
-	dlist_node	node;			/* in live_lru, dead_slots or free_slots */
-} BfCacheEntry;
 
 typedef struct BfCacheKey
 {
@@ -229,13 +168,6 @@ cache_setup(void)
 	ctl.hcxt = cache_cxt;
 	cache_hash = hash_create("bloomfilter cache", 64, &ctl,
 							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-}
-
-/* The active snapshot, or NULL. */
-static inline Snapshot
-current_snapshot(void)
-{
-	return ActiveSnapshotSet() ? GetActiveSnapshot() : NULL;
 }
 
 /* Let go of a live entry's snapshot. */
@@ -494,118 +426,6 @@ entry_hold(BfCacheEntry *e)
 }
 
 /*
- * Find chunk 0 of a stored value in its toast relation, dead or alive
- * (SnapshotAny), through the toast index: its tuple's location, raw xmin and
- * whether that is frozen.  False unless there is exactly one.
- */
-static bool
-chunk_read(const struct varatt_external *toast, BfChunkId *id)
-{
-	Relation	toastrel;
-	Relation   *toastidxs;
-	int			nindexes;
-	int			valid;
-	ScanKeyData key[2];
-	SysScanDesc scan;
-	HeapTuple	tup;
-	int			found = 0;
-
-	toastrel = table_open(toast->va_toastrelid, AccessShareLock);
-	valid = toast_open_indexes(toastrel, AccessShareLock, &toastidxs, &nindexes);
-	ScanKeyInit(&key[0], (AttrNumber) 1, BTEqualStrategyNumber, F_OIDEQ,
-				ObjectIdGetDatum(toast->va_valueid));
-	ScanKeyInit(&key[1], (AttrNumber) 2, BTEqualStrategyNumber, F_INT4EQ,
-				Int32GetDatum(0));
-	scan = systable_beginscan(toastrel, RelationGetRelid(toastidxs[valid]),
-							  true, SnapshotAny, 2, key);
-	while ((tup = systable_getnext(scan)) != NULL)
-	{
-		found++;
-		id->tid = tup->t_self;
-		id->xmin = HeapTupleHeaderGetRawXmin(tup->t_data);
-		id->frozen = HeapTupleHeaderXminFrozen(tup->t_data);
-	}
-	systable_endscan(scan);
-	id->relfilenode = bf_rel_filenumber(toastrel);
-	toast_close_indexes(toastidxs, nindexes, AccessShareLock);
-	table_close(toastrel, AccessShareLock);
-	return found == 1;
-}
-
-/* x as a full xid, x at most KEPT_MAX_XIDS older than next; false if not. */
-static bool
-full_xid(FullTransactionId next, TransactionId x, FullTransactionId *full)
-{
-	uint32		age = XidFromFullTransactionId(next) - x;
-
-	if (!TransactionIdIsNormal(x) || age >= KEPT_MAX_XIDS ||
-		U64FromFullTransactionId(next) < age)
-		return false;
-	*full = FullTransactionIdFromU64(U64FromFullTransactionId(next) - age);
-	return true;
-}
-
-/*
- * Identify the stored value just read (chunk 0 and its xids); false if it
- * cannot be checked later, then the entry is not kept past its use.
- */
-static bool
-chunk_identify(const struct varatt_external *toast, BfChunkId *id)
-{
-	FullTransactionId next;
-
-	if (MyProc == NULL || !TransactionIdIsValid(MyProc->xmin))
-		return false;
-	if (!chunk_read(toast, id) || !TransactionIdIsNormal(id->xmin))
-		return false;
-	next = ReadNextFullTransactionId();
-	if (!full_xid(next, MyProc->xmin, &id->horizon))
-		return false;
-	if (!id->frozen && !full_xid(next, id->xmin, &id->fxmin))
-		return false;
-	return true;
-}
-
-/*
- * Whether the stored value a kept entry copied is still the one with its
- * TOAST pointer.  A pointer from a row this statement sees is to a value
- * that exists now, so its chunk 0 is found (only one: a value id is given
- * only when no tuple of the toast relation has it).  If that is the tuple
- * the entry recorded, the value is the one copied: chunks are never changed
- * in place, and a tuple at the same place in the same storage with the same
- * raw xmin is the same tuple, unless a transaction with a xid equal modulo
- * 2^32 inserted it after the entry's value was removed.  Such a transaction
- * ran between the read and now, so its xid lies between the oldest xid then
- * possibly running (the backend's xmin) and the next xid now.  It cannot be
- * the transaction that inserted the value (a transaction never sees its own
- * rows removed while it runs), and no other xid in that span equals it
- * modulo 2^32 if fewer than 2^31 xids were assigned since it (not frozen
- * when read: its full xid is known); for a frozen xmin, if the span holds
- * no xid equal to it modulo 2^32.
- */
-static bool
-chunk_same(const struct varatt_external *toast, const BfChunkId *was)
-{
-	BfChunkId	now;
-	FullTransactionId next;
-	uint64		span;
-
-	if (!chunk_read(toast, &now))
-		return false;
-	next = ReadNextFullTransactionId();		/* after the chunk was found */
-	if (now.relfilenode != was->relfilenode ||
-		!ItemPointerEquals(&now.tid, (ItemPointer) &was->tid) ||
-		now.xmin != was->xmin)
-		return false;
-	if (!was->frozen &&
-		U64FromFullTransactionId(next) - U64FromFullTransactionId(was->fxmin) < KEPT_MAX_XIDS)
-		return true;
-	span = U64FromFullTransactionId(next) - U64FromFullTransactionId(was->horizon);
-	return span < KEPT_MAX_XIDS &&
-		(uint32) (was->xmin - XidFromFullTransactionId(was->horizon)) >= span;
-}
-
-/*
  * Read a stored value whole into a new memory context (a child of the
  * current one until complete, so an error frees it), its bit array aligned
  * to a cache line.
@@ -671,8 +491,8 @@ read_stored(struct varlena *ptr, const struct varatt_external *toast,
 }
 
 /* The live entry of a stored value, or NULL. */
-static BfCacheEntry *
-cache_lookup(const struct varatt_external *toast)
+BfCacheEntry *
+bf_cache_lookup(const struct varatt_external *toast)
 {
 	BfCacheKey	key;
 	BfCacheHashEntry *h;
@@ -706,7 +526,7 @@ cache_lookup(const struct varatt_external *toast)
 		cache_shrink(0);
 		if (e->serial != serial || e->state != ENTRY_KEPT)
 			return NULL;
-		same = chunk_same(toast, &e->chunk);
+		same = bf_chunk_same(toast, &e->chunk);
 		/* opening the toast relation may have invalidated the entry */
 		if (e->serial != serial || e->state != ENTRY_KEPT)
 			return NULL;
@@ -725,8 +545,8 @@ cache_lookup(const struct varatt_external *toast)
 }
 
 /* Read a stored value into a new entry of the cache. */
-static BfCacheEntry *
-cache_load(struct varlena *ptr, const struct varatt_external *toast)
+BfCacheEntry *
+bf_cache_load(struct varlena *ptr, const struct varatt_external *toast)
 {
 	BfValue		v;
 	Size		bytes;
@@ -756,7 +576,7 @@ cache_load(struct varlena *ptr, const struct varatt_external *toast)
 
 	cxt = read_stored(ptr, toast, &v, &bytes);
 	cache_reads++;
-	keepable = chunk_identify(toast, &chunk);
+	keepable = bf_chunk_identify(toast, &chunk);
 
 	/* nothing below fails (the hash table had room for this key) */
 	e = dlist_container(BfCacheEntry, node, dlist_pop_head_node(&free_slots));
@@ -781,14 +601,21 @@ cache_load(struct varlena *ptr, const struct varatt_external *toast)
 	return e;
 }
 
-static void
-entry_pin(BfCacheEntry *e)
+/* A call site uses an entry again: most recently used first. */
+void
+bf_cache_touch(BfCacheEntry *e)
+{
+	dlist_move_head(&live_lru, &e->node);
+}
+
+void
+bf_cache_pin(BfCacheEntry *e)
 {
 	e->pins++;
 }
 
-static void
-entry_unpin(BfCacheEntry *e)
+void
+bf_cache_unpin(BfCacheEntry *e)
 {
 	Assert(e->pins > 0);
 	if (--e->pins > 0)
@@ -801,409 +628,6 @@ entry_unpin(BfCacheEntry *e)
 			entry_kill(e);
 		else
 			cache_shrink(0);
-	}
-}
-
-/* fn_mcxt of a call site is going away: let go of its pin. */
-static void
-site_release(void *arg)
-{
-	BfCallSite *site = (BfCallSite *) arg;
-
-	if (site->pinned)
-	{
-		site->pinned = false;
-		entry_unpin(site->refs[0].entry);
-	}
-	site->nrefs = 0;
-}
-
-BfCallSite *
-bf_call_site_setup(FunctionCallInfo fcinfo)
-{
-	BfCallSite *site = (BfCallSite *) fcinfo->flinfo->fn_extra;
-
-	if (site == NULL)
-	{
-		site = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BfCallSite));
-		fcinfo->flinfo->fn_extra = site;
-	}
-	if (!site->release_set)
-	{
-		site->release.func = site_release;
-		site->release.arg = site;
-		MemoryContextRegisterResetCallback(fcinfo->flinfo->fn_mcxt, &site->release);
-		site->release_set = true;
-	}
-	return site;
-}
-
-const BfKeyType *
-bf_call_site_key(FunctionCallInfo fcinfo, BfCallSite *site, Oid keytype,
-				 int filter_argno)
-{
-	Oid			collation = PG_GET_COLLATION();
-
-	/*
-	 * The last key type resolved for a caller without call expressions: that
-	 * caller (Citus) gives us a new FmgrInfo, so a new call site, per row.
-	 */
-	static BfKeyType bare_last;
-
-	if (site->key.typid != keytype || site->key.collation != collation)
-	{
-		Oid			filter_typid = get_fn_expr_argtype(fcinfo->flinfo, filter_argno);
-		bool		bare = fcinfo->flinfo->fn_expr == NULL;
-
-		if (bare && bare_last.typid == keytype && bare_last.collation == collation &&
-			OidIsValid(keytype))
-		{
-			site->key = bare_last;
-			return &site->key;
-		}
-		/* reset first: a failed init must not leave a half-set entry */
-		site->key.typid = InvalidOid;
-		bf_key_type_init(&site->key, keytype, collation, filter_typid);
-		if (bare)
-			bare_last = site->key;
-	}
-	return &site->key;
-}
-
-/*
- * Whether a call site's reference is to the live entry of this stored value,
- * live under the active snapshot (a transient entry: while it is pinned).
- */
-static inline bool
-ref_matches(const BfSiteRef *r, const void *toast)
-{
-	const BfCacheEntry *e = r->entry;
-
-	return e->serial == r->serial && e->state == ENTRY_LIVE &&
-		(e->snap == current_snapshot() || e->transient) &&
-		memcmp(&e->toast, toast, sizeof(struct varatt_external)) == 0;
-}
-
-/*
- * Make e the call site's current stored value (refs[0], pinned); the
- * previous one stays referenced, unpinned, while there is room.
- */
-static void
-site_adopt(BfCallSite *site, BfCacheEntry *e)
-{
-	BfSiteRef	ref;
-	int			i;
-
-	ref.entry = e;
-	ref.serial = e->serial;
-	entry_pin(e);				/* before the unpin: e may be the same */
-	if (site->pinned)
-	{
-		site->pinned = false;
-		entry_unpin(site->refs[0].entry);
-	}
-	/* drop e's older reference, if any, and the stale ones */
-	for (i = 0; i < site->nrefs;)
-	{
-		BfSiteRef  *r = &site->refs[i];
-
-		if (r->entry == e || r->entry->serial != r->serial ||
-			r->entry->state != ENTRY_LIVE)
-		{
-			memmove(r, r + 1, (site->nrefs - i - 1) * sizeof(BfSiteRef));
-			site->nrefs--;
-		}
-		else
-			i++;
-	}
-	if (site->nrefs == BF_SITE_REFS)
-		site->nrefs--;
-	memmove(&site->refs[1], &site->refs[0], site->nrefs * sizeof(BfSiteRef));
-	site->refs[0] = ref;
-	site->nrefs++;
-	site->pinned = true;
-}
-
-/* The entry of a stored value for this call site: referenced, cached or read. */
-static BfCacheEntry *
-site_entry(BfCallSite *site, struct varlena *ptr,
-		   const struct varatt_external *toast, bool read)
-{
-	BfCacheEntry *e;
-
-	if (site->nrefs > 0 && ref_matches(&site->refs[0], toast))
-		return site->refs[0].entry;
-	for (int i = 1; i < site->nrefs; i++)
-	{
-		if (ref_matches(&site->refs[i], toast))
-		{
-			e = site->refs[i].entry;
-			dlist_move_head(&live_lru, &e->node);
-			site_adopt(site, e);
-			return e;
-		}
-	}
-	e = cache_lookup(toast);
-	if (e == NULL)
-	{
-		if (!read)
-			return NULL;
-		e = cache_load(ptr, toast);
-	}
-	site_adopt(site, e);
-	return e;
-}
-
-/*
- * Open a value in memory (not stored on disk); its header is validated
- * again only when it differs from the last one seen here (a scalable
- * filter's layers, whose headers follow it, always are: a few dozen at most).
- */
-static void
-open_in_memory(BfCallSite *site, Datum d, BfValue *v)
-{
-	struct varlena *raw = PG_DETOAST_DATUM(d);
-
-	if (site->have_inline && VARSIZE(raw) == site->inline_size &&
-		site->inline_hdr.family != BF_FAMILY_SCALABLE &&
-		VARSIZE(raw) >= VARHDRSZ + BF_HEADER_SIZE &&
-		memcmp(VARDATA(raw), site->inline_bytes, BF_HEADER_SIZE) == 0)
-	{
-		v->hdr = site->inline_hdr;
-		v->raw = raw;
-		v->bits = (uint8 *) VARDATA(raw) + BF_HEADER_SIZE;
-		return;
-	}
-	bf_value_open(raw, v);
-	memcpy(site->inline_bytes, VARDATA(raw), BF_HEADER_SIZE);
-	site->inline_size = VARSIZE(raw);
-	site->inline_hdr = v->hdr;
-	site->have_inline = true;
-}
-
-/*
- * Open the filter in argument argno for reading all of it; a stored value
- * not in the cache is read only if read is true (else false is returned).
- */
-static bool
-site_value(FunctionCallInfo fcinfo, BfCallSite *site, int argno, BfValue *v,
-		   bool read)
-{
-	Datum		d = PG_GETARG_DATUM(argno);
-	struct varlena *ptr = (struct varlena *) DatumGetPointer(d);
-	struct varatt_external toast;
-	BfCacheEntry *e;
-
-	/*
-	 * An expanded value (a PL/pgSQL variable, a sized aggregate's result) is
-	 * read where it is.
-	 */
-	if (bf_expanded_open(d, v) || bf_agg_batch_open(d, v))
-		return true;
-
-	/* A value in memory or inline in its row costs nothing to open. */
-	if (!VARATT_IS_EXTERNAL_ONDISK(ptr))
-	{
-		open_in_memory(site, d, v);
-		return true;
-	}
-
-	VARATT_EXTERNAL_GET_POINTER(toast, ptr);
-	e = site_entry(site, ptr, &toast, read);
-	if (e == NULL)
-		return false;
-	*v = e->value;
-	return true;
-}
-
-void
-bf_call_site_value(FunctionCallInfo fcinfo, BfCallSite *site, int argno,
-				   BfValue *v)
-{
-	(void) site_value(fcinfo, site, argno, v, true);
-}
-
-bool
-bf_call_site_peek(FunctionCallInfo fcinfo, BfCallSite *site, int argno,
-				  BfValue *v)
-{
-	return site_value(fcinfo, site, argno, v, false);
-}
-
-/* Read len bytes at offset of a stored value's data. */
-static void
-read_slice(BfSliceState *st, struct varlena *ptr, uint64 offset, int32 len,
-		   uint8 *dst)
-{
-	struct varlena *slice = pg_detoast_datum_slice(ptr, (int32) offset, len);
-
-	if (VARSIZE_ANY_EXHDR(slice) != len)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("bloomfilter value is corrupted"),
-				 errdetail("A slice of %d bytes at offset " UINT64_FORMAT " returned %zu bytes.",
-						   len, offset, (size_t) VARSIZE_ANY_EXHDR(slice))));
-	memcpy(dst, VARDATA_ANY(slice), len);
-	pfree(slice);
-	st->sliced_bytes += SLICE_COST_BYTES;
-}
-
-/*
- * The slicing state of a stored value at this call site, made the most
- * recent; a new one replaces the least recently used.
- */
-static BfSliceState *
-site_slice_state(BfCallSite *site, const struct varatt_external *toast)
-{
-	BfSliceState st;
-	int			i;
-
-	for (i = 0; i < site->nslices; i++)
-	{
-		if (memcmp(&site->slices[i].toast, toast, sizeof(*toast)) == 0)
-			break;
-	}
-	if (i < site->nslices)
-		st = site->slices[i];
-	else
-	{
-		memset(&st, 0, sizeof(st));
-		st.toast = *toast;
-		if (site->nslices < BF_SITE_REFS)
-			site->nslices++;
-		i = site->nslices - 1;
-	}
-	memmove(&site->slices[1], &site->slices[0], i * sizeof(BfSliceState));
-	site->slices[0] = st;
-	return &site->slices[0];
-}
-
-/* Forget the slicing state of a stored value now read whole. */
-static void
-site_slice_forget(BfCallSite *site, const struct varatt_external *toast)
-{
-	for (int i = 0; i < site->nslices; i++)
-	{
-		if (memcmp(&site->slices[i].toast, toast, sizeof(*toast)) == 0)
-		{
-			memmove(&site->slices[i], &site->slices[i + 1],
-					(site->nslices - i - 1) * sizeof(BfSliceState));
-			site->nslices--;
-			return;
-		}
-	}
-}
-
-
-void
-bf_call_site_probe(FunctionCallInfo fcinfo, BfCallSite *site, int argno,
-				   int nchecks, BfProbe *p)
-{
-	Datum		d = PG_GETARG_DATUM(argno);
-	struct varlena *ptr = (struct varlena *) DatumGetPointer(d);
-	struct varatt_external toast;
-	BfCacheEntry *e;
-	uint64		size;
-	uint64		planned;
-
-	p->slice = NULL;
-	p->stored = NULL;
-
-	if (!VARATT_IS_EXTERNAL_ONDISK(ptr))
-	{
-		bf_call_site_value(fcinfo, site, argno, &p->own);
-		p->hdr = &p->own.hdr;
-		p->bits = p->own.bits;
-		return;
-	}
-
-	/* the common case first: the call site's current value, once per row */
-	if (site->nrefs > 0 && ref_matches(&site->refs[0], VARDATA_EXTERNAL(ptr)))
-	{
-		e = site->refs[0].entry;
-		p->hdr = &e->value.hdr;
-		p->bits = e->value.bits;
-		return;
-	}
-
-	/* referenced here or cached by another call site: no read */
-	VARATT_EXTERNAL_GET_POINTER(toast, ptr);
-	e = site_entry(site, ptr, &toast, false);
-	if (e == NULL)
-	{
-		size = (uint64) toast.va_rawsize - VARHDRSZ;
-
-		/*
-		 * Slice a large uncompressed value while the slices read so far and
-		 * those this call plans cost less than reading it whole.
-		 */
-		planned = (uint64) nchecks * SLICE_COST_BYTES;
-		if (size > SLICE_MIN_VALUE_BYTES &&
-			!VARATT_EXTERNAL_IS_COMPRESSED(toast))
-		{
-			BfSliceState *st = site_slice_state(site, &toast);
-
-			if (st->sliced_bytes + planned < size)
-			{
-				if (!st->have_header)
-				{
-					uint8		buf[BF_HEADER_SIZE];
-					char		msg[256];
-
-					read_slice(st, ptr, 0, BF_HEADER_SIZE, buf);
-					if (bf_header_decode_prefix(buf, sizeof(buf), size,
-												&st->header, msg, sizeof(msg)) != BF_OK)
-						ereport(ERROR,
-								(errcode(ERRCODE_DATA_CORRUPTED),
-								 errmsg("bloomfilter value is corrupted"),
-								 errdetail("%s.", bf_sentence(msg))));
-					st->have_header = true;
-				}
-				p->hdr = &st->header;
-				p->bits = NULL;
-				p->stored = ptr;
-				p->slice = st;
-				return;
-			}
-		}
-		e = site_entry(site, ptr, &toast, true);
-		site_slice_forget(site, &toast);
-	}
-	p->hdr = &e->value.hdr;
-	p->bits = e->value.bits;
-}
-
-bool
-bf_probe_test(BfProbe *p, BfHash hash)
-{
-	if (p->bits != NULL)
-		return bf_test_hash(p->hdr, p->bits, hash);
-
-	if (p->hdr->layout == BF_LAYOUT_CLASSIC)
-	{
-		BfClassicIter it;
-
-		bf_classic_iter_init(&it, p->hdr->nbits, hash);
-		for (int i = 0; i < p->hdr->hashes; i++)
-		{
-			uint64		x = bf_classic_iter_next(&it);
-			uint8		byte;
-
-			read_slice(p->slice, p->stored, BF_HEADER_SIZE + (x >> 3), 1, &byte);
-			if (!(byte & (1u << (x & 7))))
-				return false;
-		}
-		return true;
-	}
-	else
-	{
-		uint8		block[BF_BLOCK_BYTES];
-		uint64		b = bf_blocked_block(hash.lo, p->hdr->nbits / BF_BLOCK_BITS);
-
-		read_slice(p->slice, p->stored, BF_HEADER_SIZE + b * BF_BLOCK_BYTES,
-				   BF_BLOCK_BYTES, block);
-		/* the positions within a block depend only on the hash */
-		return bf_blocked_test(block, BF_BLOCK_BITS, p->hdr->hashes, hash.lo);
 	}
 }
 

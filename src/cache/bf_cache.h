@@ -18,14 +18,13 @@
  *
  * An entry is keyed by the TOAST pointer (toast relation, value id, sizes).
  * A value id identifies one value only while that value exists: once it is
- * vacuumed away, the id may be given to a new value.  So every entry holds
- * back this backend's xmin horizon as it was when the value was read (a
- * registered snapshot with that xmin): no tuple visible to any snapshot of
- * the backend then can be removed meanwhile, the value's TOAST chunks
- * included, so its id cannot be reused while the entry is live.  After the
- * statement (or transaction) the entry is kept, holding nothing back, and
+ * vacuumed away, the id may be given to a new value.  So an entry answers
+ * only under the snapshot that was active when it was read or last checked
+ * (registered while the entry is live, so that no tuple that snapshot sees
+ * is removed meanwhile); under another snapshot, and after the statement
+ * (or transaction), when the entry is kept holding nothing back, it is
  * checked before its next use: its value's first TOAST chunk must still be
- * the very tuple it was.  See bf_cache.c.
+ * the very tuple it was (bf_toast_id.c).  See bf_cache.c.
  *
  * A single check of a large stored filter need not read all of it: the first
  * checks at a call site read the header and the one block (or the k bytes of
@@ -35,7 +34,8 @@
  * the cost of the better choice in hindsight).  A filter already in the
  * cache is never sliced.
  *
- * The public header of src/cache/: call sites and the cache (bf_cache.c),
+ * The public header of src/cache/: call sites (bf_site.c) and the cache
+ * (bf_cache.c, bf_toast_id.c; bf_cache_int.h is what they share),
  * and the SQL functions that read their filters and keep their state
  * through call sites (bf_ops.c, bf_agg.c), above the value type
  * (value/bf_value.h); bf_prefetch.h is bf_ops.c's prefetching for the
