@@ -57,6 +57,17 @@ function checkKind(filterKind, kind) {
 }
 
 // A family 1 or 2 value (or a layer of a scalable one) over buf[at ...].
+// A filter's check of a key (any family: f.keyKind, f.containsBytes):
+// false: definitely not; true: maybe; null for a NULL key.  A key of
+// another kind throws.
+function containsKey(f, key, sqltype) {
+  if (key === null || key === undefined) return null;
+  const { kind, forms } = probeForms(key, sqltype);
+  checkKind(f.keyKind, kind);
+  if (f.keyKind === KIND.NONE) return false;
+  return forms.some((b) => f.containsBytes(b));
+}
+
 class BloomFilter {
   constructor(buf, at = 0, inLayer = false) {
     const h = header(buf, at);
@@ -114,14 +125,7 @@ class BloomFilter {
     return true;
   }
 
-  // false: definitely not; true: maybe.  A key of another kind throws.
-  contains(key, sqltype) {
-    if (key === null || key === undefined) return null;
-    const { kind, forms } = probeForms(key, sqltype);
-    checkKind(this.keyKind, kind);
-    if (this.keyKind === KIND.NONE) return false;
-    return forms.some((f) => this.containsBytes(f));
-  }
+  contains(key, sqltype) { return containsKey(this, key, sqltype); }
 }
 
 // Family 4: an outer header, then layers, each a complete family 1 value.
@@ -151,13 +155,7 @@ class ScalableFilter {
 
   containsBytes(canon) { return this.layerList.some((l) => l.containsBytes(canon)); }
 
-  contains(key, sqltype) {
-    if (key === null || key === undefined) return null;
-    const { kind, forms } = probeForms(key, sqltype);
-    checkKind(this.keyKind, kind);
-    if (this.keyKind === KIND.NONE) return false;
-    return forms.some((f) => this.containsBytes(f));
-  }
+  contains(key, sqltype) { return containsKey(this, key, sqltype); }
 }
 
 // Family 3, the cuckoofilter type: buckets of 4 slots of f-bit fingerprints.
@@ -205,13 +203,7 @@ class CuckooFilter {
 
   containsBytes(canon) { return this.countBytes(canon) > 0; }
 
-  contains(key, sqltype) {
-    if (key === null || key === undefined) return null;
-    const { kind, forms } = probeForms(key, sqltype);
-    checkKind(this.keyKind, kind);
-    if (this.keyKind === KIND.NONE) return false;
-    return forms.some((f) => this.containsBytes(f));
-  }
+  contains(key, sqltype) { return containsKey(this, key, sqltype); }
 }
 
 // The filter the bytes hold, by family.
