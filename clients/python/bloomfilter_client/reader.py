@@ -749,6 +749,26 @@ def _canonical_base64(data):
     return payload if base64.b64encode(payload).decode() == data else None
 
 
+def _text_names(layout, kind):
+    """The layout and key kind numbers of their names in a text form."""
+    if layout not in _LAYOUT_OF_NAME:
+        raise FormatError('unrecognized layout "%s"' % layout)
+    if kind not in _KIND_OF_NAME:
+        raise FormatError('unrecognized key kind "%s"' % kind)
+    return _LAYOUT_OF_NAME[layout], _KIND_OF_NAME[kind]
+
+
+def _text_double(text, what):
+    """A float8 field of a text form, which must be in canonical form."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise FormatError('bad %s %r' % (what, text)) from None
+    if format_double(x) != text:
+        raise FormatError('%s %r is not in canonical form' % (what, text))
+    return x
+
+
 class _KeyChecks:
     """Checks of keys, for a filter class with key_kind and
     contains_canonical (the plain, scalable and cuckoo filters)."""
@@ -853,20 +873,12 @@ class BloomFilter(_KeyChecks):
         if not mo:
             raise FormatError('not the text form of a bloomfilter')
         (version, layout, hashes, kind, nbits, capacity, fpr_s, added, data) = mo.groups()
-        if layout not in _LAYOUT_OF_NAME:
-            raise FormatError('unrecognized layout "%s"' % layout)
-        if kind not in _KIND_OF_NAME:
-            raise FormatError('unrecognized key kind "%s"' % kind)
-        try:
-            fpr = float(fpr_s)
-        except ValueError:
-            raise FormatError('bad target_fpr %r' % fpr_s) from None
-        if format_double(fpr) != fpr_s:
-            raise FormatError('target_fpr %r is not in canonical form' % fpr_s)
+        layout, kind = _text_names(layout, kind)
+        fpr = _text_double(fpr_s, 'target_fpr')
         self = cls.__new__(cls)
-        self.version, self.layout = int(version), _LAYOUT_OF_NAME[layout]
+        self.version, self.layout = int(version), layout
         self.family = layout_family(self.layout)
-        self.key_kind, self.hashes, self.flags = _KIND_OF_NAME[kind], int(hashes), 0
+        self.key_kind, self.hashes, self.flags = kind, int(hashes), 0
         self.layers, self.nbits, self.capacity = 1, int(nbits), int(capacity)
         self.target_fpr, self.added = fpr, int(added)
         if self.hashes > 0xFFFF or self.nbits > U64 or self.capacity > U64 or self.added > U64:
@@ -1134,14 +1146,11 @@ class ScalableFilter(_KeyChecks):
             raise FormatError('not the text form of a scalable bloomfilter')
         (version, layout, kind, nlayers, nbits, capacity, fpr_s, growth, ratio_s, added,
          data) = mo.groups()
-        if layout not in _LAYOUT_OF_NAME or kind not in _KIND_OF_NAME:
-            raise FormatError('unrecognized layout or key kind')
-        fpr, ratio = float(fpr_s), float(ratio_s)
-        if format_double(fpr) != fpr_s or format_double(ratio) != ratio_s:
-            raise FormatError('target_fpr or ratio is not in canonical form')
+        layout, kind = _text_names(layout, kind)
+        fpr, ratio = _text_double(fpr_s, 'target_fpr'), _text_double(ratio_s, 'ratio')
         self = cls()
-        self.version, self.layout = int(version), _LAYOUT_OF_NAME[layout]
-        self.key_kind = _KIND_OF_NAME[kind]
+        self.version, self.layout = int(version), layout
+        self.key_kind = kind
         self.capacity, self.target_fpr, self.added = int(capacity), fpr, int(added)
         self.growth, self.ratio = int(growth), ratio
         nlayers, nbits = int(nlayers), int(nbits)
