@@ -154,7 +154,8 @@ SELECT table_name, bytes > 2000 * 9 / 8 AS sized, in_use, kept FROM bloom_cache;
 SELECT DISTINCT c.table_name, c.in_use, c.kept
 FROM kf CROSS JOIN LATERAL (SELECT * FROM bloom_cache) c
 WHERE kf.name = 'a' AND bf @> 'a-rr'::text;
--- its memory is the cache's memory context's
+-- a copy under 4 MB is memory of the cache's memory context (a larger one is
+-- a mapping of its own, given back when freed)
 SELECT (SELECT sum(total_bytes) FROM pg_backend_memory_contexts
 		WHERE name IN ('bloomfilter cache', 'bloomfilter cache entry')) >=
 	   (SELECT sum(bytes) FROM bloom_cache) AS counted;
@@ -177,6 +178,32 @@ SELECT pg_temp.twice('a-new');
 SELECT pg_temp.new_reads();
 SELECT sum(pg_temp.found('a', 'a-t-')) FROM generate_series(1, 5);
 SELECT pg_temp.new_reads();
+-- a VOLATILE function checking a filter it was given, many times in one
+-- statement (each of its statements takes a snapshot): the copy answers
+-- without a check per call, and the statement's memory does not grow
+CREATE FUNCTION pg_temp.loop_m(v bloomfilter, n int) RETURNS text VOLATILE LANGUAGE plpgsql AS $$
+DECLARE
+	c int := 0;
+	m0 bigint := (SELECT total_bytes FROM pg_backend_memory_contexts WHERE name = 'PortalContext');
+	m1 bigint;
+BEGIN
+	FOR i IN 1 .. n LOOP
+		IF v @> ('a-t-' || (i % 2000 + 1)) AND clock_timestamp() IS NOT NULL THEN
+			c := c + 1;
+		END IF;
+	END LOOP;
+	m1 := (SELECT total_bytes FROM pg_backend_memory_contexts WHERE name = 'PortalContext');
+	RETURN format('%s found, memory grew %s', c, CASE WHEN m1 - m0 < 65536 THEN 'under 64 kB' ELSE (m1 - m0)::text END);
+END $$;
+SELECT pg_temp.loop_m(bf, 20000) FROM kf WHERE name = 'a';
+-- a rule's second statement runs under the same, updated, active snapshot
+CREATE TABLE rt (k text);
+CREATE TABLE rlog (k text);
+CREATE RULE rt_log AS ON INSERT TO rt DO ALSO INSERT INTO rlog VALUES (NEW.k);
+INSERT INTO rt SELECT 'a-t-' || i FROM kf, generate_series(1, 2000) i
+WHERE name = 'a' AND bf @> ('a-t-' || i);
+SELECT (SELECT count(*) FROM rt) AS rt, (SELECT count(*) FROM rlog) AS rlog;
+DROP TABLE rt, rlog;
 -- an idle session holds back no VACUUM: after a check, in and out of a
 -- READ COMMITTED transaction; a REPEATABLE READ transaction holds its own
 -- snapshot until it ends

@@ -31,22 +31,21 @@
  * the entry of another value.  A call site reads a pointer from a row
  * visible to a snapshot the backend holds (the rule that makes detoasting
  * safe at all): so the value pointed to exists while that snapshot is held.
- * An entry is live only under the snapshot that was active when it was read
- * or last checked: it registers that snapshot (RegisterSnapshotOnOwner) and
- * answers only while it is still the active one; under another, it is
- * checked again first, as a kept entry is (below), and registers that one.
- * Every pointer in hand while the snapshot S that was active when the entry
- * was checked is still the active one was read under S, or under a
- * snapshot beneath it that stays held while S is active (an outer
- * statement's; a cursor's snapshot is the active one while it fetches;
- * PL/pgSQL detoasts what it stores in variables).  The value checked is
- * visible to that snapshot, so the transaction that deletes it is not older
- * than that snapshot's xmin, and VACUUM and pruning, which remove only
- * tuples deleted by transactions older than every held snapshot's xmin,
- * leave its chunks while S is active: no other value can get the id
- * meanwhile, and the entry answers only for the value copied.  The
- * registration (which also keeps S's identity for the comparison) is
- * released when the entry stops being live: under READ COMMITTED at the end
+ * When an entry is read, or checked again, it registers a copy of the
+ * active snapshot S and notes whether the value's chunk 0 is visible to S.
+ * If it is, the transaction that will delete the value is not visible to
+ * S, so it is not older than S's xmin, and VACUUM and pruning, which remove
+ * only tuples deleted by transactions older than every registered
+ * snapshot's xmin, leave the value's chunks while S is registered: no other
+ * value can get the id meanwhile, so any pointer with that id, read under
+ * any snapshot while the entry is live, is to the very value copied (the
+ * entry is "covered", and answers without a check).  If it is not (the
+ * pointer was read under an older snapshot, to which the value is still
+ * visible, and a statement under a newer one checks it: a VOLATILE
+ * function's), S does not keep the value: the entry answers only for the
+ * call that checked it and is checked again (below) before each later
+ * use.  The registration is released when the entry stops being live:
+ * under READ COMMITTED at the end
  * of the portal that used it (the statement, or the cursor; for a procedure
  * or DO block, when it ends or commits), under REPEATABLE READ and
  * SERIALIZABLE at the end of the transaction (whose snapshot holds the xmin
@@ -68,8 +67,8 @@
  * ------------
  * Then the entry is not dropped but kept (ENTRY_KEPT): still in the hash
  * table, holding back nothing, and checked before a later statement or
- * transaction uses it (as a live entry is before it answers under another
- * snapshot than its own).  When the value is read, the entry records its
+ * transaction uses it (as a live entry that is not covered is before each
+ * use).  When the value is read, the entry records its
  * chunk 0's tuple (found through the toast index): its place (TID), raw
  * xmin, whether that is frozen, and the toast relation's relfilenode; and
  * the xids then in play (the next xid, this backend's xmin).  A kept entry
@@ -132,6 +131,7 @@ typedef struct BfPortalScope
 	MemoryContextCallback cb;
 	BfCacheEntry *entry;
 	uint64		serial;
+	Portal		portal;
 } BfPortalScope;
 
 static MemoryContext cache_cxt = NULL;
@@ -181,18 +181,24 @@ entry_release_snapshot(BfCacheEntry *e)
 	}
 }
 
+/* Free an entry's copy, if it still has one. */
+static void
+entry_free_copy(BfCacheEntry *e)
+{
+	if (e->cxt == NULL)
+		return;
+	MemoryContextDelete(e->cxt);
+	cache_bytes -= e->bytes;
+	e->cxt = NULL;
+}
+
 /* Free an entry's copy and its slot (no call site pins it). */
 static void
 entry_free(BfCacheEntry *e)
 {
 	Assert(e->pins == 0 && e->state != ENTRY_FREE);
 	Assert(e->snap == NULL);
-	if (e->cxt != NULL)
-	{
-		MemoryContextDelete(e->cxt);
-		cache_bytes -= e->bytes;
-		e->cxt = NULL;
-	}
+	entry_free_copy(e);
 	dlist_delete(&e->node);
 	e->state = ENTRY_FREE;
 	e->serial++;
@@ -214,7 +220,7 @@ entry_kill(BfCacheEntry *e)
 	key.toast = e->toast;
 	hash_search(cache_hash, &key, HASH_REMOVE, NULL);
 	entry_release_snapshot(e);
-	e->scope_portal = NULL;
+	e->covered = false;
 	dlist_delete(&e->node);
 	e->state = ENTRY_DEAD;
 	dlist_push_head(&dead_slots, &e->node);
@@ -238,7 +244,7 @@ entry_demote(BfCacheEntry *e)
 		return;
 	}
 	entry_release_snapshot(e);
-	e->scope_portal = NULL;
+	e->covered = false;
 	e->state = ENTRY_KEPT;
 }
 
@@ -311,12 +317,7 @@ cache_xact_callback(XactEvent event, void *arg)
 	{
 		BfCacheEntry *e = dlist_container(BfCacheEntry, node, it.cur);
 
-		if (e->cxt != NULL)
-		{
-			MemoryContextDelete(e->cxt);
-			cache_bytes -= e->bytes;
-			e->cxt = NULL;
-		}
+		entry_free_copy(e);
 	}
 }
 
@@ -340,9 +341,13 @@ static void
 portal_scope_end(void *arg)
 {
 	BfPortalScope *scope = (BfPortalScope *) arg;
+	BfCacheEntry *e = scope->entry;
 
-	if (scope->entry->serial == scope->serial)
-		entry_demote(scope->entry);
+	if (e->serial != scope->serial)
+		return;
+	if (e->scope_portal == scope->portal)
+		e->scope_portal = NULL;
+	entry_demote(e);
 }
 
 /*
@@ -372,14 +377,18 @@ bf_cache_init(void)
 }
 
 /*
- * The active snapshot, registered on the transaction's resource owner, or
- * NULL if there is none to hold: it keeps the horizon of VACUUM and pruning
- * at most at its xmin while the entry it guards is live (see "Why the key is
- * safe" above).
+ * A copy of the active snapshot, registered on the transaction's resource
+ * owner, or NULL if there is none to hold: it keeps the horizon of VACUUM
+ * and pruning at most at its xmin while the entry it guards is live (see
+ * "Why the key is safe" above).  A copy, not the active snapshot itself:
+ * the active one may be changed in place (its command id), which a
+ * registered snapshot must never be.
  */
 static Snapshot
 hold_snapshot(void)
 {
+	Snapshot	snap;
+
 	if (!ActiveSnapshotSet() || TopTransactionResourceOwner == NULL)
 		return NULL;
 #if PG_VERSION_NUM < 170000
@@ -387,18 +396,23 @@ hold_snapshot(void)
 	if (old_snapshot_threshold >= 0)
 		return NULL;
 #endif
-	return RegisterSnapshotOnOwner(GetActiveSnapshot(),
-								   TopTransactionResourceOwner);
+	PushCopiedSnapshot(GetActiveSnapshot());
+	snap = RegisterSnapshotOnOwner(GetActiveSnapshot(), TopTransactionResourceOwner);
+	PopActiveSnapshot();
+	return snap;
 }
 
 /*
- * Make a live entry live under the active snapshot, registering it: under
- * READ COMMITTED until the end of the current portal at the latest (then the
- * entry is kept), else until the end of the transaction.  An entry that
- * cannot hold a snapshot is transient.
+ * Make an entry live, holding a copy of the active snapshot: under READ
+ * COMMITTED until the end of the current portal at the latest (then the
+ * entry is kept), else until the end of the transaction.  visible: the
+ * value's chunk 0 is visible to that snapshot, which then keeps the value
+ * (the entry is covered).  An entry that cannot hold a snapshot is
+ * transient.  A portal gets one callback per entry, however often the
+ * entry is checked again in it.
  */
 static void
-entry_hold(BfCacheEntry *e)
+entry_hold(BfCacheEntry *e, bool visible)
 {
 	Assert(e->snap == NULL);
 	e->snap = hold_snapshot();
@@ -407,6 +421,7 @@ entry_hold(BfCacheEntry *e)
 		e->transient = true;
 		return;
 	}
+	e->covered = visible;
 	if (IsolationUsesXactSnapshot() || ActivePortal == NULL ||
 		ActivePortal->portalContext == NULL || e->scope_portal == ActivePortal)
 		return;					/* until the end of the transaction */
@@ -417,6 +432,7 @@ entry_hold(BfCacheEntry *e)
 								   sizeof(BfPortalScope));
 		scope->entry = e;
 		scope->serial = e->serial;
+		scope->portal = ActivePortal;
 		scope->cb.func = portal_scope_end;
 		scope->cb.arg = scope;
 		MemoryContextRegisterResetCallback(ActivePortal->portalContext,
@@ -508,10 +524,10 @@ bf_cache_lookup(const struct varatt_external *toast)
 	Assert(e->state == ENTRY_LIVE || e->state == ENTRY_KEPT);
 
 	/*
-	 * Live under another snapshot than the active one: checked again under
-	 * this one, as a kept entry is.
+	 * Live, but its snapshot does not keep its value (see "Why the key is
+	 * safe"): checked again before each use, as a kept entry is.
 	 */
-	if (e->state == ENTRY_LIVE && !e->transient && e->snap != current_snapshot())
+	if (e->state == ENTRY_LIVE && !bf_cache_entry_answers(e))
 	{
 		entry_demote(e);
 		if (e->state != ENTRY_KEPT)
@@ -521,12 +537,13 @@ bf_cache_lookup(const struct varatt_external *toast)
 	{
 		uint64		serial = e->serial;
 		bool		same;
+		bool		visible;
 
 		/* a smaller bloomfilter.cache_size applies to kept entries too */
 		cache_shrink(0);
 		if (e->serial != serial || e->state != ENTRY_KEPT)
 			return NULL;
-		same = bf_chunk_same(toast, &e->chunk);
+		same = bf_chunk_same(toast, &e->chunk, &visible);
 		/* opening the toast relation may have invalidated the entry */
 		if (e->serial != serial || e->state != ENTRY_KEPT)
 			return NULL;
@@ -536,7 +553,7 @@ bf_cache_lookup(const struct varatt_external *toast)
 			return NULL;
 		}
 		e->state = ENTRY_LIVE;
-		entry_hold(e);
+		entry_hold(e, visible);
 	}
 	cache_shared_hits++;
 	/* most recently used first */
@@ -591,13 +608,14 @@ bf_cache_load(struct varlena *ptr, const struct varatt_external *toast)
 	e->snap = NULL;
 	e->scope_portal = NULL;
 	e->transient = false;
+	e->covered = false;
 	e->keepable = keepable;
 	e->chunk = chunk;
 	cache_bytes += bytes;
 	h = hash_search(cache_hash, &key, HASH_ENTER, &found);
 	h->entry = e;
 	dlist_push_head(&live_lru, &e->node);
-	entry_hold(e);
+	entry_hold(e, keepable && chunk.visible);
 	return e;
 }
 

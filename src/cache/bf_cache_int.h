@@ -38,6 +38,7 @@ typedef struct BfChunkId
 	bool		frozen;			/* frozen when the value was read */
 	FullTransactionId fxmin;	/* xmin as a full xid (if not frozen) */
 	FullTransactionId horizon;	/* oldest xid then possibly running */
+	bool		visible;		/* visible to the active snapshot when read */
 } BfChunkId;
 
 typedef struct BfCacheEntry
@@ -49,24 +50,34 @@ typedef struct BfCacheEntry
 	MemoryContext cxt;			/* holds the copy; NULL once freed */
 	BfValue		value;			/* the copy, opened */
 	Size		bytes;			/* its allocation */
-	Snapshot	snap;			/* the active snapshot it is live under, registered */
+	Snapshot	snap;			/* a copy of the snapshot active when it was
+								 * read or checked, registered while live */
 	Portal		scope_portal;	/* under READ COMMITTED: it ends with this portal */
 	SubTransactionId subid;		/* the subtransaction that read it */
 	bool		transient;		/* free it as soon as no call site pins it */
+	bool		covered;		/* its chunk 0 is visible to snap: snap alone
+								 * keeps the value while registered */
 	bool		keepable;		/* chunk is valid: may become ENTRY_KEPT */
 	BfChunkId	chunk;
 	dlist_node	node;			/* in live_lru, dead_slots or free_slots */
 } BfCacheEntry;
 
-/*
- * Whether an entry may answer: its snapshot is the active one (see
- * "Why the key is safe", bf_cache.c).
- */
 /* The active snapshot, or NULL. */
 static inline Snapshot
 current_snapshot(void)
 {
 	return ActiveSnapshotSet() ? GetActiveSnapshot() : NULL;
+}
+
+/*
+ * Whether a live entry may answer for its value without a check: its
+ * registered snapshot keeps the value (see "Why the key is safe",
+ * bf_cache.c), or it is transient (used only while pinned).
+ */
+static inline bool
+bf_cache_entry_answers(const BfCacheEntry *e)
+{
+	return e->state == ENTRY_LIVE && (e->covered || e->transient);
 }
 
 /* bf_cache.c: the entries */
@@ -79,6 +90,7 @@ extern void bf_cache_unpin(BfCacheEntry *e);
 
 /* bf_toast_id.c: which value a TOAST pointer is to */
 extern bool bf_chunk_identify(const struct varatt_external *toast, BfChunkId *id);
-extern bool bf_chunk_same(const struct varatt_external *toast, const BfChunkId *was);
+extern bool bf_chunk_same(const struct varatt_external *toast, const BfChunkId *was,
+						  bool *visible);
 
 #endif							/* BF_CACHE_INT_H */

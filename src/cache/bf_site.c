@@ -98,15 +98,14 @@ bf_call_site_key(FunctionCallInfo fcinfo, BfCallSite *site, Oid keytype,
 
 /*
  * Whether a call site's reference is to the live entry of this stored value,
- * live under the active snapshot (a transient entry: while it is pinned).
+ * one that may answer without a check.
  */
 static inline bool
 ref_matches(const BfSiteRef *r, const void *toast)
 {
 	const BfCacheEntry *e = r->entry;
 
-	return e->serial == r->serial && e->state == ENTRY_LIVE &&
-		(e->snap == current_snapshot() || e->transient) &&
+	return e->serial == r->serial && bf_cache_entry_answers(e) &&
 		memcmp(&e->toast, toast, sizeof(struct varatt_external)) == 0;
 }
 

@@ -14,6 +14,7 @@
 #include "access/htup_details.h"
 #include "access/stratnum.h"
 #include "access/table.h"
+#include "access/tableam.h"
 #include "access/toast_internals.h"
 #include "access/transam.h"
 #include "storage/proc.h"
@@ -26,14 +27,15 @@
 
 /*
  * Fewer xids than this may be assigned between reading a value and using its
- * entry again (half the xid space: see chunk_same()).
+ * entry again (half the xid space: see bf_chunk_same()).
  */
 #define KEPT_MAX_XIDS			(UINT64CONST(1) << 31)
 
 /*
  * Find chunk 0 of a stored value in its toast relation, dead or alive
- * (SnapshotAny), through the toast index: its tuple's location, raw xmin and
- * whether that is frozen.  False unless there is exactly one.
+ * (SnapshotAny), through the toast index: its tuple's location, raw xmin,
+ * whether that is frozen, and whether the tuple is visible to the active
+ * snapshot.  False unless there is exactly one.
  */
 static bool
 chunk_read(const struct varatt_external *toast, BfChunkId *id)
@@ -46,6 +48,7 @@ chunk_read(const struct varatt_external *toast, BfChunkId *id)
 	SysScanDesc scan;
 	HeapTuple	tup;
 	int			found = 0;
+	Snapshot	active = current_snapshot();
 
 	toastrel = table_open(toast->va_toastrelid, AccessShareLock);
 	valid = toast_open_indexes(toastrel, AccessShareLock, &toastidxs, &nindexes);
@@ -55,12 +58,15 @@ chunk_read(const struct varatt_external *toast, BfChunkId *id)
 				Int32GetDatum(0));
 	scan = systable_beginscan(toastrel, RelationGetRelid(toastidxs[valid]),
 							  true, SnapshotAny, 2, key);
+	id->visible = false;
 	while ((tup = systable_getnext(scan)) != NULL)
 	{
 		found++;
 		id->tid = tup->t_self;
 		id->xmin = HeapTupleHeaderGetRawXmin(tup->t_data);
 		id->frozen = HeapTupleHeaderXminFrozen(tup->t_data);
+		id->visible = active != NULL &&
+			table_tuple_satisfies_snapshot(toastrel, scan->slot, active);
 	}
 	systable_endscan(scan);
 	id->relfilenode = bf_rel_filenumber(toastrel);
@@ -121,7 +127,8 @@ bf_chunk_identify(const struct varatt_external *toast, BfChunkId *id)
  * no xid equal to it modulo 2^32.
  */
 bool
-bf_chunk_same(const struct varatt_external *toast, const BfChunkId *was)
+bf_chunk_same(const struct varatt_external *toast, const BfChunkId *was,
+			  bool *visible)
 {
 	BfChunkId	now;
 	FullTransactionId next;
@@ -129,6 +136,7 @@ bf_chunk_same(const struct varatt_external *toast, const BfChunkId *was)
 
 	if (!chunk_read(toast, &now))
 		return false;
+	*visible = now.visible;
 	next = ReadNextFullTransactionId();		/* after the chunk was found */
 	if (now.relfilenode != was->relfilenode ||
 		!ItemPointerEquals(&now.tid, (ItemPointer) &was->tid) ||

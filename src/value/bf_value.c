@@ -109,32 +109,81 @@ bf_value_check_sizing(int64 capacity, double fpr, int layout, BfSize *size)
 }
 
 /*
- * A buffer at least this large is allocated with room to place its bits on
- * a 2 MB boundary, and that span is advised to use transparent huge pages:
- * with 4 kB pages an access to a filter of many MB pays a page walk (a TLB
- * miss) on top of the cache miss.  It is memory of the context like any
- * other (counted in pg_backend_memory_contexts), freed with it.
+ * A buffer at least this large gets a mapping of its own, its bits on a 2 MB
+ * boundary and advised to use transparent huge pages: with 4 kB pages an
+ * access to a filter of many MB pays a page walk (a TLB miss) on top of the
+ * cache miss.  A mapping of its own, not malloc's memory: freed, its pages
+ * go back to the system at once (malloc keeps blocks of up to 32 MB in its
+ * heap once it has seen them freed, resident in an idle backend), and the
+ * huge-page advice stays on it alone.  It is unmapped when its memory
+ * context is reset or deleted; its size is reported by the caller (the
+ * cache's bloom_cache view), not by the context's statistics.
  */
 #define HUGE_PAGE_BYTES			((Size) 2 * 1024 * 1024)
 #define HUGE_BUFFER_MIN_BYTES	((Size) 4 * 1024 * 1024)
+
+/* A buffer's own mapping: unmapped when its memory context goes. */
+typedef struct BfMapping
+{
+	MemoryContextCallback cb;
+	void	   *addr;
+	Size		len;
+} BfMapping;
+
+static void
+unmap_buffer(void *arg)
+{
+	BfMapping  *m = (BfMapping *) arg;
+
+	if (munmap(m->addr, m->len) != 0)
+		elog(WARNING, "could not unmap a bloom filter's memory: %m");
+}
+
+/* A mapping of its own for a buffer of size bytes, or NULL. */
+static char *
+map_buffer(MemoryContext cxt, Size size, Size *bytes)
+{
+	BfMapping  *m = MemoryContextAlloc(cxt, sizeof(BfMapping));
+	void	   *addr;
+
+	m->len = TYPEALIGN(HUGE_PAGE_BYTES, size) + HUGE_PAGE_BYTES;	/* room to align */
+	addr = mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (addr == MAP_FAILED)
+	{
+		pfree(m);
+		return NULL;
+	}
+	m->addr = addr;
+	m->cb.func = unmap_buffer;
+	m->cb.arg = m;
+	MemoryContextRegisterResetCallback(cxt, &m->cb);
+	*bytes = m->len;
+	return (char *) addr;
+}
 
 struct varlena *
 bf_value_buffer(MemoryContext cxt, Size size, Size *bytes)
 {
 	Size		head = VARHDRSZ + BF_HEADER_SIZE;
-	Size		align = size >= HUGE_BUFFER_MIN_BYTES ? HUGE_PAGE_BYTES : BF_BLOCK_BYTES;
-	char	   *buffer;
+	char	   *buffer = NULL;
 	char	   *bits;
 
-	*bytes = size + align;
-	buffer = MemoryContextAllocHuge(cxt, *bytes);
-	bits = (char *) TYPEALIGN(align, buffer + head);
+	if (size >= HUGE_BUFFER_MIN_BYTES)
+		buffer = map_buffer(cxt, size, bytes);
+	if (buffer != NULL)
+	{
+		bits = (char *) TYPEALIGN(HUGE_PAGE_BYTES, buffer + head);
 #ifdef MADV_HUGEPAGE
-	/* a hint: without huge pages the buffer works as well, slower */
-	if (align == HUGE_PAGE_BYTES)
-		(void) madvise(bits, TYPEALIGN_DOWN(HUGE_PAGE_BYTES, size - head),
-					   MADV_HUGEPAGE);
+		/* a hint: without huge pages the buffer works as well, slower */
+		(void) madvise(bits, TYPEALIGN_DOWN(HUGE_PAGE_BYTES, size - head), MADV_HUGEPAGE);
 #endif
+	}
+	else
+	{
+		*bytes = size + BF_BLOCK_BYTES;
+		buffer = MemoryContextAllocHuge(cxt, *bytes);
+		bits = (char *) TYPEALIGN(BF_BLOCK_BYTES, buffer + head);
+	}
 	return (struct varlena *) (bits - head);
 }
 

@@ -78,10 +78,12 @@ extern void bf_value_create_aligned(int64 capacity, double fpr, int layout,
 /*
  * Memory owned by cxt for a value of size bytes (its contents undefined),
  * whose bit array (after the varlena and format headers) starts on a cache
- * line: a blocked key's bits are then in one line.  In a buffer of 4 MB or
- * more they start on a 2 MB boundary and are advised to use transparent
- * huge pages.  *bytes: the memory it takes (all of it allocated in cxt, so
- * counted as the context's).  Freed with cxt only, never by pfree.
+ * line: a blocked key's bits are then in one line.  A buffer of 4 MB or
+ * more is a mapping of its own, its bits on a 2 MB boundary and advised to
+ * use transparent huge pages, unmapped when cxt is reset or deleted (or, if
+ * the mapping fails, an ordinary allocation); the context's statistics do
+ * not count it.  *bytes: the memory it takes.  Freed with cxt only, never
+ * by pfree.
  */
 extern struct varlena *bf_value_buffer(MemoryContext cxt, Size size,
 									   Size *bytes);

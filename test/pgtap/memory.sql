@@ -1,7 +1,7 @@
 -- memory.sql: no memory leak per row.  A 10M-row aggregate and 10M checks
 -- leave the backend's private memory (RssAnon) within 24 MB of what 1M rows
 -- leave: a leak of even 3 bytes per row would show.  And no leak per
--- statement of the cache's copies of 4 MB or more (aligned to huge pages):
+-- statement of the cache's copies of 4 MB or more (mappings of their own):
 -- 20 statements that each read a 6 MB stored filter whole
 -- (bloomfilter.cache_size 1MB: no copy kept) leave memory within 24 MB of
 -- one.  The memory is read in
