@@ -230,6 +230,12 @@ SELECT pg_temp.idle_xmin();
 SELECT * FROM dblink('idle', $$SELECT count(*) FROM bloom_cache WHERE kept$$) t(n bigint);
 SELECT dblink_disconnect('idle');
 SELECT count(*) FROM bloom_cache;
+-- a smaller bloomfilter.cache_size lets go of kept copies at once
+SET bloomfilter.cache_size = 0;
+SELECT count(*) FROM bloom_cache;
+RESET bloomfilter.cache_size;
+SELECT pg_temp.found('a', 'a-t-');
+SELECT count(*) FROM bloom_cache;
 -- DISCARD ALL (a pooler resetting the session) empties it
 DISCARD ALL;
 SELECT count(*) FROM bloom_cache;

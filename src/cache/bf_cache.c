@@ -268,6 +268,31 @@ cache_shrink(Size extra)
 	}
 }
 
+/*
+ * bloomfilter.cache_size's assign hook: kept entries past the new size go
+ * at once (only kept ones: they hold no snapshot, so this is safe outside
+ * a transaction too; the others follow at their next use or release).
+ */
+static void
+cache_size_assign(int newval, void *extra)
+{
+	Size		limit = (Size) newval * 1024 * 1024;
+	dlist_node *n;
+
+	if (cache_hash == NULL)
+		return;
+	n = live_lru.head.prev;
+	while (n != &live_lru.head && cache_bytes > limit)
+	{
+		dlist_node *prev = n->prev;
+		BfCacheEntry *e = dlist_container(BfCacheEntry, node, n);
+
+		if (e->pins == 0 && e->state == ENTRY_KEPT)
+			entry_kill(e);
+		n = prev;
+	}
+}
+
 /* Kill every live entry matching (toastrelid; InvalidOid: all). */
 static void
 cache_kill_all(Oid toastrelid, SubTransactionId min_subid)
@@ -370,7 +395,7 @@ bf_cache_init(void)
 							&bf_cache_size_mb,
 							8, 0, 1024 * 1024,
 							PGC_USERSET, GUC_UNIT_MB,
-							NULL, NULL, NULL);
+							NULL, cache_size_assign, NULL);
 	RegisterXactCallback(cache_xact_callback, NULL);
 	RegisterSubXactCallback(cache_subxact_callback, NULL);
 	CacheRegisterRelcacheCallback(cache_relcache_callback, (Datum) 0);

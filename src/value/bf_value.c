@@ -157,7 +157,8 @@ map_buffer(MemoryContext cxt, Size size, Size *bytes)
 	m->cb.func = unmap_buffer;
 	m->cb.arg = m;
 	MemoryContextRegisterResetCallback(cxt, &m->cb);
-	*bytes = m->len;
+	/* what becomes resident: the alignment's pages are never touched */
+	*bytes = size;
 	return (char *) addr;
 }
 

@@ -82,8 +82,8 @@ extern void bf_value_create_aligned(int64 capacity, double fpr, int layout,
  * more is a mapping of its own, its bits on a 2 MB boundary and advised to
  * use transparent huge pages, unmapped when cxt is reset or deleted (or, if
  * the mapping fails, an ordinary allocation); the context's statistics do
- * not count it.  *bytes: the memory it takes.  Freed with cxt only, never
- * by pfree.
+ * not count it.  *bytes: the memory it takes (of a mapping, what becomes
+ * resident).  Freed with cxt only, never by pfree.
  */
 extern struct varlena *bf_value_buffer(MemoryContext cxt, Size size,
 									   Size *bytes);
