@@ -279,6 +279,38 @@ SELECT * FROM bloom_guard_changes('p_k_g', NULL);
 SET ROLE bf_guard_reader;
 SELECT * FROM bloom_guard_changes('chg_g', NULL);
 RESET ROLE;
+-- a version taken when the last WAL record filled its page (the next record
+-- would start past the next page's header, which no flush reaches): WAL is
+-- padded with messages up to a page's end, then a version is taken
+CREATE FUNCTION versions_at_page_end(guard regclass) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+	fixed int;				-- a message record's size less its content
+	room int;
+	pos pg_lsn;
+	taken int := 0;
+BEGIN
+	pos := pg_current_wal_insert_lsn();
+	PERFORM pg_logical_emit_message(false, 'bf', repeat('x', 304));
+	fixed := (pg_current_wal_insert_lsn() - pos) - 304;
+	FOR i IN 1..40 LOOP
+		pos := pg_current_wal_insert_lsn();
+		room := 8192 - ((pos - '0/0') % 8192)::int;
+		IF room < fixed + 256 THEN
+			PERFORM pg_logical_emit_message(false, 'bf', repeat('x', 512));
+			CONTINUE;
+		END IF;
+		PERFORM pg_logical_emit_message(false, 'bf', repeat('x', room - fixed));
+		CONTINUE WHEN ((pg_current_wal_insert_lsn() - '0/0') % 8192)::int
+			NOT IN (24, 40);
+		PERFORM count(*) FROM bloom_guard_changes(guard, NULL);
+		taken := taken + 1;
+	END LOOP;
+	RETURN taken;
+END
+$$;
+SELECT versions_at_page_end('chg_g') >= 10 AS taken_at_page_ends;
+DROP FUNCTION versions_at_page_end(regclass);
 DROP TABLE chg;
 
 -- psql and the catalogs see an index like any other

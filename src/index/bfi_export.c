@@ -50,6 +50,7 @@
 #include "postgres.h"
 
 #include "access/xlog.h"
+#include "access/xlog_internal.h"
 #include "access/xlogrecovery.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -194,6 +195,25 @@ bfi_export_value(Relation index)
 
 /* ---------------------------------------------------------------- tokens */
 
+/*
+ * The end of the WAL inserted so far.  GetXLogInsertRecPtr() is where the
+ * next record will start: when the last record filled its page, that is past
+ * the next page's header, a position no flush can reach until a record is
+ * written there (XLogFlush would fail "xlog flush request ... is not
+ * satisfied").  The inserted WAL then ends at the page's start.
+ */
+static XLogRecPtr
+inserted_wal_end(void)
+{
+	XLogRecPtr	pos = GetXLogInsertRecPtr();
+
+	if (XLogSegmentOffset(pos, wal_segment_size) == SizeOfXLogLongPHD)
+		return pos - SizeOfXLogLongPHD;
+	if (pos % XLOG_BLCKSZ == SizeOfXLogShortPHD)
+		return pos - SizeOfXLogShortPHD;
+	return pos;
+}
+
 /* The token of a copy whose pages are read from now on. */
 static void
 token_now(Relation index, BfiToken *t)
@@ -214,7 +234,7 @@ token_now(Relation index, BfiToken *t)
 		 * up to the flush position are never reused.  Flushed first (as a
 		 * commit does), so that changes made before the call count as held.
 		 */
-		XLogFlush(GetXLogInsertRecPtr());
+		XLogFlush(inserted_wal_end());
 		t->lsn = GetFlushRecPtr(&t->tli);
 	}
 	if (!RelationNeedsWAL(index))

@@ -11,7 +11,9 @@
  * of an InitPlan, or an outer relation's column that a nested loop passes
  * in), each such sequential scan path of the relation becomes a CustomPath
  * with the scan as its only child, costed as the scan (the answers are the
- * same; the node only overlaps their misses).  Its plan, a CustomScan
+ * same; the node only overlaps their misses).  A join's check of a filter
+ * column of another relation gets a sequential scan path parameterized by
+ * that relation to wrap (add_join_check_paths).  Its plan, a CustomScan
  * "BloomBatch" (bfp_batch_scan.c), takes the scan's conditions, all of them
  * in their order, and its projection: the scan below only reads the columns
  * they need, so reading ahead runs no code of the query.
@@ -31,6 +33,7 @@
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
+#include "optimizer/restrictinfo.h"
 
 #include "plan/bf_plan.h"
 #include "value/bf_value.h"
@@ -226,6 +229,77 @@ wrap_paths(List *paths, RelOptInfo *rel)
 	}
 }
 
+/*
+ * The base relation whose column the join clause's check takes its filter
+ * from, or 0: a check of a filter column of one other base relation against
+ * a column of rel, which the clause may be moved into a scan of rel to test.
+ */
+static Index
+join_check_outer_rel(PlannerInfo *root, RelOptInfo *rel, RestrictInfo *rinfo)
+{
+	Node	   *clause = (Node *) rinfo->clause;
+	Oid			funcid;
+	List	   *args;
+	Oid			collation;
+	Var		   *filter;
+	Var		   *key;
+	BfpBatchCheck check;
+
+	if (rinfo->pseudoconstant || !join_clause_is_movable_to(rinfo, rel) ||
+		!bfp_call_parts(clause, &funcid, &args, &collation) ||
+		list_length(args) != 2)
+		return 0;
+	filter = (Var *) linitial(args);
+	if (!IsA(filter, Var))
+		filter = (Var *) lsecond(args);
+	if (!IsA(filter, Var) || filter->varlevelsup != 0 ||
+		filter->varno == rel->relid || filter->varno >= root->simple_rel_array_size ||
+		root->simple_rel_array[filter->varno] == NULL ||
+		root->simple_rel_array[filter->varno]->reloptkind != RELOPT_BASEREL)
+		return 0;
+	if (!is_batch_check(clause, rel->relid, bms_make_singleton(filter->varno),
+						&key, &check) ||
+		list_nth(args, check.filter_argno) != (void *) filter)
+		return 0;
+	return filter->varno;
+}
+
+/*
+ * A join's check, "f.bf @> r.k" with f's row the outer side of a nested
+ * loop: the core evaluates it in the join, pair by pair, and makes no
+ * sequential scan of r parameterized by f (it does so only for LATERAL
+ * references).  Add one, with the check moved into it as a parameterized
+ * path moves an index's join clause, wrapped in a BloomBatch path: the
+ * nested loop then passes f's filter in, and the checks of each of its
+ * rescans are batched.  The path is costed as that scan, which is the join's
+ * cost of the check; the planner compares it with the join's other forms.
+ */
+static void
+add_join_check_paths(PlannerInfo *root, RelOptInfo *rel)
+{
+	Relids		done = NULL;
+	ListCell   *lc;
+
+	foreach(lc, rel->joininfo)
+	{
+		RestrictInfo *rinfo = lfirst(lc);
+		Index		outer_rel = join_check_outer_rel(root, rel, rinfo);
+		Relids		required_outer;
+		Path	   *path;
+
+		if (outer_rel == 0 || bms_is_member(outer_rel, done))
+			continue;
+		done = bms_add_member(done, outer_rel);
+		required_outer = bms_add_member(bms_copy(rel->lateral_relids),
+										outer_rel);
+		path = create_seqscan_path(root, rel, required_outer, 0);
+		if (path->param_info != NULL &&
+			list_member_ptr(path->param_info->ppi_clauses, rinfo) &&
+			path_batchable(rel, path))
+			add_path(rel, batch_path(rel, path));
+	}
+}
+
 void
 bfp_batch_paths(PlannerInfo *root, RelOptInfo *rel, Index rti,
 				RangeTblEntry *rte)
@@ -234,10 +308,15 @@ bfp_batch_paths(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		rte->tablesample != NULL ||
 		(rel->reloptkind != RELOPT_BASEREL &&
 		 rel->reloptkind != RELOPT_OTHER_MEMBER_REL) ||
-		rel->baserestrictinfo == NIL || IS_DUMMY_REL(rel))
+		IS_DUMMY_REL(rel))
 		return;
-	wrap_paths(rel->pathlist, rel);
-	wrap_paths(rel->partial_pathlist, rel);
+	if (rel->baserestrictinfo != NIL)
+	{
+		wrap_paths(rel->pathlist, rel);
+		wrap_paths(rel->partial_pathlist, rel);
+	}
+	if (rel->joininfo != NIL)
+		add_join_check_paths(root, rel);
 }
 
 /* The resno of a Var in a targetlist, or 0. */

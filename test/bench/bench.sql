@@ -645,9 +645,9 @@ SELECT res(format('5. one call site alternating between 4 stored filters (%s MB 
 -----------------------------------------------------------------------------
 -- Target 5b. The filter taken from its table by a join (a nested loop, the
 -- filter's row outer, the candidates inner) against the scalar subquery of
--- the same 10M-key filter, and the scalar form without BloomBatch: the join
--- qual is evaluated by the join node, row by row, where BloomBatch (which
--- batches a scan's rows) does not reach.
+-- the same 10M-key filter, and the scalar form without BloomBatch.  The
+-- join's check is moved into a scan of the candidates parameterized by the
+-- filter's row, which BloomBatch batches as the scalar form's.
 -----------------------------------------------------------------------------
 SELECT progress('target 5b: the filter joined, not a scalar subquery');
 SET enable_hashjoin = off;
@@ -667,7 +667,7 @@ SELECT res(format('5b. the %s MB filter joined from its table (nested loop, filt
 		   format('the scalar subquery %s ns/row (plan: %s)', ns_text(:sc_ns, :sc_noise_ns), :'sc_nodes'),
 		   ratio_text(:jn_ns, :sc_ns, '× the scalar form'), 'the cost of the scalar form (≤ 1.1×)',
 		   :jn_ns <= 1.1 * :sc_ns);
-SELECT res('5b. why: the scalar form without BloomBatch (the join qual is checked row by row, its cache misses not overlapped)',
+SELECT res('5b. the scalar form without BloomBatch (the checks'' cache misses not overlapped)',
 		   ns_text(:scu_ns, :scu_noise_ns), 'ns/row',
 		   format('joined %s ns/row', ns_text(:jn_ns, :jn_noise_ns)),
 		   ratio_text(:jn_ns, :scu_ns, '× unbatched'), '', NULL);

@@ -3,14 +3,14 @@
 # a batch of rows and prefetches their filter lines first.
 #
 # 1. Where the node is planned and where not (EXPLAIN): constants, external
-#    parameters, InitPlans, both operators, text and bigint keys; not for an
-#    expression key, a filter read from the row, another qual that is
-#    volatile, or with bloomfilter.batch_checks off.
+#    parameters, InitPlans, a joined row's filter (the nested loop passes it
+#    in, inner and outer joins), both operators, text and bigint keys; not
+#    for an expression key, a cursor, or with bloomfilter.batch_checks off.
 # 2. The same rows with the node as without it, for: a large filter (the
 #    batches prefetch) and a small one (rows pass through), NULL keys and a
 #    NULL filter, projections (whole row, ctid, expressions), LIMIT, a
-#    scrollable cursor read backward, rescans (a LATERAL join over per-row
-#    filters), a parallel scan (EXPLAIN ANALYZE too), UPDATE and DELETE,
+#    scrollable cursor read backward, rescans (joins and a LATERAL join over
+#    per-row filters), a parallel scan (EXPLAIN ANALYZE too), UPDATE and DELETE,
 #    PL/pgSQL variables, a stored filter kept out of the cache.
 # 3. No false negative: every key added is found through the node.
 # 4. An UPDATE through the node that waits for a row another session
@@ -85,6 +85,8 @@ my %planned = (
 	'InitPlan filter, <@' => "SELECT count(*) FROM cand WHERE k <@ $big",
 	'bigint key' => q{SELECT count(*) FROM cand WHERE (SELECT bf FROM filters WHERE name = 'bign') @> n},
 	'other quals first' => "SELECT id FROM cand WHERE id > 10 AND note LIKE 'note%' AND $big @> k",
+	'a filter from a joined row' => q{SELECT count(*) FROM cand c, filters f WHERE f.name = 'big' AND f.bf @> c.k},
+	'a filter from a joined row, outer join' => q{SELECT count(c.id) FROM filters f LEFT JOIN cand c ON f.bf @> c.k WHERE f.name = 'big'},
 );
 # a constant needs the filter's text; built from the small one
 my $small_text = $node->safe_psql('postgres', q{SELECT bf::text FROM filters WHERE name = 'small'});
@@ -100,7 +102,6 @@ like(rows(q{PREPARE p(bloomfilter) AS SELECT count(*) FROM cand WHERE $1 @> k;
 	qr/BloomBatch.*\n.*Filter: \(\$1 \@> \(k\)::bloom_literal\)/, 'planned: a generic plan\'s parameter');
 my %not_planned = (
 	'an expression key' => "SELECT count(*) FROM cand WHERE $big @> lower(k)",
-	'a filter from the row' => q{SELECT count(*) FROM cand c, filters f WHERE f.name = 'big' AND f.bf @> c.k},
 	'a cursor' => "DECLARE c CURSOR FOR SELECT id FROM cand WHERE $big @> k",
 );
 for my $name (sort keys %not_planned)
@@ -117,6 +118,15 @@ my %same = (
 	'NULL filter' => q{SELECT count(*) FROM cand WHERE (SELECT bf FROM filters WHERE name = 'null') @> k},
 	'whole rows and ctid' => "SELECT c, c.ctid, length(c.note) * 2 FROM cand c WHERE id % 50 = 0 AND $big @> k ORDER BY id",
 	'LIMIT' => "SELECT id, k FROM cand WHERE $big @> k LIMIT 3",
+	'a joined filter' => q{SELECT count(*), sum(c.id) FROM filters f JOIN cand c ON f.bf @> c.k WHERE f.name = 'big'},
+	'joined filters, a rescan each' => q{SELECT f.name, count(c.id), sum(c.id) FROM filters f JOIN cand c ON f.bf @> c.k
+		WHERE f.name IN ('big', 'small', 'null', 'counting') GROUP BY 1 ORDER BY 1},
+	'a joined filter, outer join' => q{SELECT f.name, count(c.id), sum(c.id) FROM filters f LEFT JOIN cand c ON f.bf @> c.k AND c.id % 3 = 0
+		WHERE f.name IN ('big', 'null') GROUP BY 1 ORDER BY 1},
+	'joined filters, EXISTS and NOT EXISTS' => q{SELECT count(*), sum(id) FROM cand c WHERE EXISTS (SELECT 1 FROM filters f WHERE f.bf @> c.k AND f.name IN ('big', 'small'));
+		SELECT count(*), sum(id) FROM cand c WHERE NOT EXISTS (SELECT 1 FROM filters f WHERE f.bf @> c.k AND f.name IN ('big', 'small'))},
+	'two joined filters' => q{SELECT count(*), sum(c.id) FROM filters f JOIN cand c ON c.k <@ f.bf JOIN filters g ON g.bf @> c.k WHERE f.name = 'big' AND g.name = 'small'},
+	'a joined filter, the key side outer' => q{SELECT count(*), count(f.name) FROM cand c LEFT JOIN filters f ON f.bf @> c.k AND f.name = 'big' WHERE c.id % 7 = 0},
 	'LATERAL rescans' => q{SELECT p.part, (SELECT count(*) FROM cand c WHERE p.bf @> c.k AND c.id % 4 = p.part) FROM parts p ORDER BY 1},
 	'a cursor read backward' => "BEGIN; DECLARE c SCROLL CURSOR FOR SELECT id FROM cand WHERE $big @> k;
 		FETCH FORWARD 5 FROM c; FETCH BACKWARD 3 FROM c; FETCH LAST FROM c; FETCH BACKWARD 2 FROM c; COMMIT",
