@@ -16,6 +16,7 @@
 #include "utils/array.h"
 #include "utils/arrayaccess.h"
 #include "utils/builtins.h"
+#include "utils/expandeddatum.h"
 #include "utils/jsonb.h"
 
 #include "cache/bf_cache.h"
@@ -336,6 +337,31 @@ contains_key(FunctionCallInfo fcinfo, int filter_argno, int key_argno,
 			return true;
 	}
 	return false;
+}
+
+Size
+bf_filter_datum_bytes(Datum d)
+{
+	struct varlena *ptr = (struct varlena *) DatumGetPointer(d);
+
+	/*
+	 * An expanded value (a PL/pgSQL variable) counts as its flat form, which
+	 * is what a parallel worker is given of it.
+	 */
+	if (VARATT_IS_EXTERNAL_EXPANDED(ptr))
+		return EOH_get_flat_size(DatumGetEOHP(d)) - VARHDRSZ;
+	if (VARATT_IS_EXTERNAL_ONDISK(ptr))
+	{
+		struct varatt_external toast;
+
+		VARATT_EXTERNAL_GET_POINTER(toast, ptr);
+		return (Size) toast.va_rawsize - VARHDRSZ;
+	}
+	if (VARATT_IS_EXTERNAL(ptr))
+		return 0;				/* an indirect pointer: never a bloomfilter's */
+	if (VARATT_IS_COMPRESSED(ptr))
+		return (Size) VARDATA_COMPRESSED_GET_EXTSIZE(ptr);
+	return VARSIZE_ANY_EXHDR(ptr);
 }
 
 BfPrefetch

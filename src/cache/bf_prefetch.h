@@ -31,4 +31,11 @@ extern BfPrefetch bf_contains_prefetch(FunctionCallInfo fcinfo,
 									   const bool *isnull, int nkeys,
 									   int stride, Size *filter_bytes);
 
+/*
+ * bf_ops.c: the size of a bloomfilter value's data, from its header or TOAST
+ * pointer alone (an expanded value: its flat form's): reads nothing, and is
+ * the same in every process that is given the value.
+ */
+extern Size bf_filter_datum_bytes(Datum d);
+
 #endif							/* BF_PREFETCH_H */

@@ -4,9 +4,20 @@
  *		filter, with the filter's lines of a batch of rows loaded before
  *		their checks.
  *
- * The node (planned by bfp_batch_path.c) has the scan as its child, and the
- * scan's conditions, all of them in their order, and its projection; the
- * scan below only reads the columns they need.  The node reads BATCH_ROWS
+ * The node (planned by bfp_batch_path.c) has two children, both the scan:
+ * the reader, which only reads the columns the node needs, and the plain
+ * scan, with its conditions as planned.  The node holds the conditions, all
+ * of them in their order, and the projection.  Before it returns a row of a
+ * scan (or rescan) it chooses the child, once the filter can be seen without
+ * evaluating anything the scan would not (a constant, a parameter, an
+ * InitPlan's output once computed, or the check being the first condition
+ * of a row that was read): a filter smaller than BATCH_MIN_FILTER_BYTES (in
+ * the caches anyway), or NULL, makes it return the plain scan's rows, whose
+ * conditions the scan itself evaluates: the cost of the plan without the
+ * node but for a call per row returned.  (As for AlternativeSubPlan, the
+ * plan chosen at run time; the choice depends on the filter's size alone,
+ * so every process of a parallel scan makes the same one, and reads the
+ * same child.)  Otherwise it reads BATCH_ROWS
  * rows from the scan, copies them, prefetches the filter line each key's
  * check will read (bf_contains_prefetch: the filter's cached copy, hashes as
  * the check computes them), and then takes the rows one by one through the
@@ -19,15 +30,17 @@
  * LIMIT) costs a read and a copy, never a function call.  The prefetch
  * reads no stored value, evaluates the filter argument only once a check has
  * (an InitPlan's output is never computed for it), and raises no error: the
- * key's type is one the check accepts (planned only then).  For a filter
- * smaller than BATCH_MIN_FILTER_BYTES (in the caches anyway), NULL, empty or
- * not prefetchable, after scans too short to pay for the copies, for a
- * backward scan and in an EvalPlanQual recheck, rows pass through one at a
- * time without a copy; and for pauses while batches find nothing to
- * prefetch (IDLE_BATCHES).
+ * key's type is one the check accepts (planned only then).  After scans
+ * too short to pay for the copies, for a backward scan, in an EvalPlanQual
+ * recheck and where the filter argument could fail to evaluate, the plain
+ * scan's rows are returned.  Where the reader has been read (a filter seen
+ * only in a batch: another condition comes first and its InitPlan had not
+ * run), a filter found small, NULL, empty or not prefetchable makes rows
+ * pass through one at a time without a copy; so do pauses while batches
+ * find nothing to prefetch (IDLE_BATCHES).
  *
- * Each row keeps its TID in the scan slot, and the node scans the child's
- * relation, for WHERE CURRENT OF (bfp_position.c).
+ * Each row keeps its TID in the scan slot, and the node scans the
+ * children's relation, for WHERE CURRENT OF (bfp_position.c).
  */
 #include "postgres.h"
 
@@ -76,9 +89,23 @@
 #define PAUSE_MIN_ROWS			1024
 #define PAUSE_MAX_ROWS			65536
 
+/* Which child a scan's rows come from */
+typedef enum BatchMode
+{
+	MODE_UNDECIDED,				/* no row returned since the (re)scan began */
+	MODE_READER,				/* the reader's, batched or passing through */
+	MODE_PLAIN					/* the plain scan's, its conditions applied */
+} BatchMode;
+
 typedef struct BatchScanState
 {
 	CustomScanState css;
+	PlanState  *reader;			/* the scan reading only */
+	PlanState  *plain;			/* the scan with its conditions, or NULL */
+	BatchMode	mode;
+	TupleTableSlot *first;		/* a row the reader returned to see the
+								 * filter, not yet taken, or NULL */
+	int			checkno;		/* the check's position among the conditions */
 	ExprState  *filter;			/* the filter argument */
 	int			filter_param;	/* its PARAM_EXEC number, or -1 */
 	FunctionCallInfo fcinfo;	/* the check's call, for the prefetches */
@@ -105,8 +132,9 @@ typedef struct BatchScanState
 	Datum	   *values;			/* BATCH_ROWS x natts */
 	bool	   *isnull;
 	ItemPointerData *tids;		/* BATCH_ROWS: the rows' positions */
-	ScanState  *position;		/* the child's scan, for the rows' positions
+	ScanState  *position;		/* the reader's scan, for the rows' positions
 								 * (bfp_position.c), or NULL */
+	ScanState  *plain_position; /* and the plain scan's */
 	MemoryContext batch_cxt;	/* the batch's by-reference values */
 } BatchScanState;
 
@@ -149,7 +177,8 @@ bfp_batch_scan_init(void)
  * The node over scan: its conditions qual (check->qualno of them the check
  * it batches) and output tlist read the scan's output scan_tlist, which
  * setrefs.c makes them read as the node's scan tuple.  The scan is left
- * reading only.  check->qualno -1: no check to batch, the scan keeps its
+ * reading only; a copy of it as it was, but for its output (scan_tlist), is
+ * the plain scan.  check->qualno -1: no check to batch, the scan keeps its
  * conditions and output (scan_tlist), and rows pass through.  No backward
  * scan (cursors' plans get no node): a portal that says neither SCROLL nor NO SCROLL, as PL/pgSQL's FOR loop over a
  * query, then stays forward-only, and batched.
@@ -165,6 +194,14 @@ bfp_make_batch_scan(List *tlist, List *qual, const BfpBatchCheck *check,
 	cscan->scan.scanrelid = 0;
 	cscan->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	cscan->custom_plans = list_make1(scan);
+	if (check->qualno >= 0)
+	{
+		/* the plain scan: its conditions, and the reader's output */
+		Plan	   *plain = copyObject(scan);
+
+		plain->targetlist = copyObject(scan_tlist);
+		cscan->custom_plans = lappend(cscan->custom_plans, plain);
+	}
 	cscan->custom_exprs = NIL;
 	cscan->custom_private = list_make5(makeInteger(check->qualno),
 									   makeInteger(check->filter_argno),
@@ -212,6 +249,8 @@ batch_begin(CustomScanState *node, EState *estate, int eflags)
 
 	child = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
 	node->custom_ps = list_make1(child);
+	b->reader = child;
+	b->mode = MODE_READER;
 	b->natts = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor->natts;
 	if (bfp_plan_has_position(linitial(cscan->custom_plans)))
 	{
@@ -223,7 +262,14 @@ batch_begin(CustomScanState *node, EState *estate, int eflags)
 	if (intVal(linitial(cscan->custom_private)) < 0)
 		return;					/* nothing to batch: rows pass through */
 
-	check = list_nth(cscan->scan.plan.qual, intVal(linitial(cscan->custom_private)));
+	b->plain = ExecInitNode(lsecond(cscan->custom_plans), estate, eflags);
+	node->custom_ps = lappend(node->custom_ps, b->plain);
+	if (b->position != NULL)
+		b->plain_position = bfp_position_scan(b->plain);
+	b->mode = MODE_UNDECIDED;
+
+	b->checkno = intVal(linitial(cscan->custom_private));
+	check = list_nth(cscan->scan.plan.qual, b->checkno);
 	b->filter_argno = intVal(lsecond(cscan->custom_private));
 	b->key_argno = intVal(lthird(cscan->custom_private));
 	b->literal = intVal(lfourth(cscan->custom_private)) != 0;
@@ -289,7 +335,7 @@ batch_row(BatchScanState *b, int i)
  * the scan tuple the node's expressions were compiled for.
  */
 static TupleTableSlot *
-pass_row(BatchScanState *b, TupleTableSlot *child_slot)
+pass_row(BatchScanState *b, TupleTableSlot *child_slot, ScanState *position)
 {
 	TupleTableSlot *slot = b->css.ss.ss_ScanTupleSlot;
 
@@ -298,9 +344,90 @@ pass_row(BatchScanState *b, TupleTableSlot *child_slot)
 	memcpy(slot->tts_values, child_slot->tts_values, sizeof(Datum) * b->natts);
 	memcpy(slot->tts_isnull, child_slot->tts_isnull, sizeof(bool) * b->natts);
 	ExecStoreVirtualTuple(slot);
-	if (b->position == NULL || !bfp_position_tid(b->position, &slot->tts_tid))
+	if (position == NULL || !bfp_position_tid(position, &slot->tts_tid))
 		ItemPointerSetInvalid(&slot->tts_tid);
 	return slot;
+}
+
+/* The reader's next row: the one read to see the filter first. */
+static TupleTableSlot *
+reader_next(BatchScanState *b)
+{
+	TupleTableSlot *slot = b->first;
+
+	b->first = NULL;
+	return slot != NULL ? slot : ExecProcNode(b->reader);
+}
+
+/*
+ * Choose the child of a scan, before it returns a row: the plain scan for a
+ * filter smaller than BATCH_MIN_FILTER_BYTES or NULL, and wherever batching
+ * is off.  The filter is evaluated only where the scan without the node
+ * would evaluate it too: it is not an InitPlan's output still to compute,
+ * or the check is the first condition and the reader returned a row (the
+ * first row's check computes it), which is then the first row batched.
+ * Else the reader: the batches see the filter.
+ */
+static void
+choose_child(BatchScanState *b)
+{
+	ExprContext *econtext = b->css.ss.ps.ps_ExprContext;
+	MemoryContext oldcxt;
+	Datum		filter;
+	bool		isnull;
+	bool		small;
+
+	b->mode = MODE_PLAIN;
+	if (!b->batching)
+		return;
+	b->mode = MODE_READER;
+	if (b->filter_param >= 0 &&
+		econtext->ecxt_param_exec_vals[b->filter_param].execPlan != NULL)
+	{
+		if (b->checkno != 0)
+			return;
+		b->first = ExecProcNode(b->reader);
+		if (TupIsNull(b->first))
+		{
+			b->first = NULL;
+			b->exhausted = true;
+			return;
+		}
+	}
+	ResetExprContext(econtext);
+	oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	filter = ExecEvalExpr(b->filter, econtext, &isnull);
+	small = isnull || bf_filter_datum_bytes(filter) < BATCH_MIN_FILTER_BYTES;
+	MemoryContextSwitchTo(oldcxt);
+	if (small)
+	{
+		b->mode = MODE_PLAIN;
+		b->first = NULL;
+	}
+}
+
+/*
+ * The plain scan's next row, its conditions applied, projected.  The row is
+ * copied into the scan slot for the projection and for WHERE CURRENT OF.
+ */
+static TupleTableSlot *
+plain_exec(BatchScanState *b)
+{
+	ExprContext *econtext = b->css.ss.ps.ps_ExprContext;
+	ProjectionInfo *proj = b->css.ss.ps.ps_ProjInfo;
+	TupleTableSlot *slot = ExecProcNode(b->plain);
+
+	if (TupIsNull(slot))
+	{
+		ExecClearTuple(b->css.ss.ss_ScanTupleSlot);
+		return proj != NULL ? ExecClearTuple(proj->pi_state.resultslot) : NULL;
+	}
+	slot = pass_row(b, slot, b->plain_position);
+	if (proj == NULL)
+		return slot;
+	ResetExprContext(econtext);
+	econtext->ecxt_scantuple = slot;
+	return ExecProject(proj);
 }
 
 /*
@@ -382,7 +509,6 @@ prefetch_batch(BatchScanState *b)
 static bool
 read_batch(BatchScanState *b)
 {
-	PlanState  *child = linitial(b->css.custom_ps);
 	TupleDesc	desc = b->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor;
 	MemoryContext oldcxt;
 
@@ -391,7 +517,7 @@ read_batch(BatchScanState *b)
 	MemoryContextReset(b->batch_cxt);
 	while (b->nrows < BATCH_ROWS && !b->exhausted)
 	{
-		TupleTableSlot *slot = ExecProcNode(child);
+		TupleTableSlot *slot = reader_next(b);
 		Datum	   *values = b->values + b->nrows * b->natts;
 		bool	   *isnull = b->isnull + b->nrows * b->natts;
 
@@ -437,7 +563,7 @@ batch_next(BatchScanState *b)
 		/* a scan that ended (in a batch, or passing through) stays ended */
 		if (b->exhausted)
 			return NULL;
-		slot = ExecProcNode(linitial(b->css.custom_ps));
+		slot = reader_next(b);
 		if (TupIsNull(slot))
 		{
 			b->exhausted = true;
@@ -447,7 +573,7 @@ batch_next(BatchScanState *b)
 		/* after a pause's last row, batches try again */
 		if (b->pause_rows > 0 && --b->pause_rows == 0)
 			b->batching = true;
-		return pass_row(b, slot);
+		return pass_row(b, slot, b->position);
 	}
 	if (!read_batch(b))
 		return NULL;
@@ -462,16 +588,21 @@ batch_next(BatchScanState *b)
 static TupleTableSlot *
 batch_exec(CustomScanState *node)
 {
+	BatchScanState *b = (BatchScanState *) node;
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
 	ExprState  *qual = node->ss.ps.qual;
 	ProjectionInfo *proj = node->ss.ps.ps_ProjInfo;
 
+	if (b->mode == MODE_UNDECIDED)
+		choose_child(b);
+	if (b->mode == MODE_PLAIN)
+		return plain_exec(b);
 	for (;;)
 	{
 		TupleTableSlot *slot;
 
 		CHECK_FOR_INTERRUPTS();
-		slot = batch_next((BatchScanState *) node);
+		slot = batch_next(b);
 		if (slot == NULL)
 		{
 			ExecClearTuple(node->ss.ss_ScanTupleSlot);
@@ -488,7 +619,10 @@ batch_exec(CustomScanState *node)
 static void
 batch_end(CustomScanState *node)
 {
-	ExecEndNode(linitial(node->custom_ps));
+	ListCell   *lc;
+
+	foreach(lc, node->custom_ps)
+		ExecEndNode(lfirst(lc));
 }
 
 /*
@@ -502,7 +636,7 @@ static void
 batch_rescan(CustomScanState *node)
 {
 	BatchScanState *b = (BatchScanState *) node;
-	PlanState  *child = linitial(node->custom_ps);
+	ListCell   *lc;
 
 	if (b->batch_cxt != NULL && b->exhausted && b->rows_read < SHORT_SCAN_ROWS)
 		b->short_scans = true;
@@ -514,11 +648,18 @@ batch_rescan(CustomScanState *node)
 	b->next_pause = PAUSE_MIN_ROWS;
 	b->exhausted = false;
 	b->batching = b->batch_cxt != NULL && !b->short_scans && !b->unsafe_filter;
+	b->first = NULL;
+	b->mode = b->plain != NULL ? MODE_UNDECIDED : MODE_READER;
 	ExecClearTuple(node->ss.ss_ScanTupleSlot);
-	if (node->ss.ps.chgParam != NULL)
-		UpdateChangedParamSet(child, node->ss.ps.chgParam);
-	if (child->chgParam == NULL)
-		ExecReScan(child);
+	foreach(lc, node->custom_ps)
+	{
+		PlanState  *child = lfirst(lc);
+
+		if (node->ss.ps.chgParam != NULL)
+			UpdateChangedParamSet(child, node->ss.ps.chgParam);
+		if (child->chgParam == NULL)
+			ExecReScan(child);
+	}
 }
 
 /*

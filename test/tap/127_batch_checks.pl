@@ -192,6 +192,14 @@ for my $batch ('on', 'off')
 		 SELECT id FROM cand WHERE id < 0 AND (SELECT bf FROM filters) @> k");
 	$r{'an InitPlan no row needs'} = "$rc $out$err";
 	($rc, $out, $err) = $node->psql('postgres',
+		"SET bloomfilter.batch_checks = $batch; SET max_parallel_workers_per_gather = 0;
+		 SELECT count(*) FROM cand WHERE false AND (SELECT bf FROM filters) @> k;
+		 SELECT count(*) FROM cand20 WHERE id < 0 AND (SELECT bf FROM filters) @> k;
+		 CREATE TEMP TABLE nocand (LIKE cand); SELECT count(*) FROM nocand WHERE (SELECT bf FROM filters) @> k;
+		 SELECT count(*) FROM cand WHERE (SELECT bf FROM filters) @> k");
+	$err =~ s/^psql:[^\n]*?ERROR/ERROR/mg;
+	$r{'an InitPlan that fails: run for the first row only'} = "$rc $out$err";
+	($rc, $out, $err) = $node->psql('postgres',
 		"SET bloomfilter.batch_checks = $batch; SELECT count(*) FROM cand WHERE $big @> k;
 		 SELECT count(*) FROM nd WHERE id < 0 AND $big @> k; SELECT count(*) FROM nd WHERE $big @> k");
 	$err =~ s/^psql:[^\n]*?ERROR/ERROR/mg;
@@ -202,7 +210,7 @@ for my $batch ('on', 'off')
 	}
 }
 like(rows("SET ROLE alice; EXPLAIN (VERBOSE, COSTS OFF) SELECT leak(secret) FROM secrets", 'on'),
-	qr/BloomBatch\)\n\s+Output: leak\(secrets.secret\)\n(.*\n)*\s+->  Seq Scan on public.secrets\n\s+Output: [^\n]*\n?$/,
+	qr/BloomBatch\)\n\s+Output: leak\(secrets.secret\)\n(.*\n)*\s+->  Seq Scan on public.secrets\n\s+Output: [^\n]*\n\s+->  Seq Scan on public.secrets\n\s+Output: [^\n]*\n\s+Filter: [^\n]*\n?$/,
 	'row-level security: the node evaluates the output, not the scan');
 like(rows("EXPLAIN (VERBOSE, COSTS OFF) SELECT nextval('s') FROM cand WHERE $big @> k", 'on'),
 	qr/BloomBatch\)\n\s+Output: nextval/, 'volatile output: evaluated by the node');
@@ -212,6 +220,8 @@ for my $name (sort keys %cmp)
 }
 like($cmp{'row-level security'}{on}, qr/^(\d+) rows, \1 seen$/, 'row-level security: only visible rows seen');
 like($cmp{'an InitPlan no row needs'}{on}, qr/^0 $/, 'an InitPlan no row needs: not run (it would fail)');
+like($cmp{'an InitPlan that fails: run for the first row only'}{on}, qr/^\d+ 0\n0\n0ERROR:  more than one row returned by a subquery/,
+	'an InitPlan that fails: not run for an empty table, run for the first row');
 like($cmp{'a nondeterministic collation'}{on}, qr/nondeterministic collation/, 'a nondeterministic collation: the check\'s error');
 like($cmp{'volatile output'}{on}, qr/^(\d+) for \1 rows$/, 'volatile output: run for the rows returned only');
 like($cmp{'a cursor: backward, WHERE CURRENT OF'}{on}, qr/^\d+$/m, 'a cursor: WHERE CURRENT OF updated a row');
@@ -219,19 +229,21 @@ like($cmp{'a cursor: backward, WHERE CURRENT OF'}{on}, qr/^\d+$/m, 'a cursor: WH
 # EXPLAIN ANALYZE's Rows Batched and Keys Prefetched (ranges: low, high).
 # A large filter: every row batched, every non-NULL key prefetched but those
 # checked while the filter is read in slices (about 200 checks for 2.4 MB;
-# a pause of 1024 rows at most if they took 8 batches).  A NULL or counting
-# filter: two batches (the InitPlan runs for the first batch's checks), none
-# prefetched; a small one: the second batch's keys; an empty one given as a
-# parameter: one batch.  Nothing to prefetch (keys all NULL, an InitPlan no
+# a pause of 1024 rows at most if they took 8 batches).  A NULL filter, or
+# one under 2 MB (small, counting): none, the plain scan's rows (the check
+# being the first condition, the InitPlan is run to see the filter once the
+# reader has returned a row); an empty one of 2.4 MB given as a parameter:
+# one batch.  Nothing to prefetch (keys all NULL, an InitPlan no
 # row needs, an empty stored filter, whose checks never read it whole): 8
 # batches, then pauses of 1024, 2048, ... 65536 rows with 8 batches between
 # (2560 rows batched of 300000).  Keys that come after 2000 NULL ones:
 # prefetched once a batch after a pause finds them (from row 3585).  Keys
 # between two runs of NULL ones (the first 7 batches of them checked while
 # the filter is read in slices): the pause after them starts again at 1024.
-# Rescans: a scan that passed through to its end counts every row it read
-# (not short), one of fewer than 128 rows is short (later loops pass
-# through), and a rescan in a pause starts over.
+# Rescans: each chooses its child again (a small filter's scan is the plain
+# one, a large one's batched), one batched scan of fewer than 128 rows is
+# short (later loops take the plain scan), and a rescan in a pause starts
+# over.
 sub batched
 {
 	my ($sql) = @_;
@@ -254,9 +266,9 @@ my %batched = (
 	'a large filter' => [ "$ea SELECT count(*) FROM cand WHERE $big @> k", 300000 - 1056, 300000, $nonnull - 1056 - 256, $nonnull ],
 	'a large filter out of the cache' =>
 		[ "SET bloomfilter.cache_size = 0; $ea SELECT count(*) FROM cand WHERE $big @> k", 300000 - 1056, 300000, $nonnull - 1056 - 256, $nonnull ],
-	'a small filter' => [ $from->('small'), 64, 64, 30, 32 ],
-	'a NULL filter' => [ $from->('null'), 64, 64, 0, 0 ],
-	'a counting filter' => [ $from->('counting'), 64, 64, 0, 0 ],
+	'a small filter' => [ $from->('small'), 0, 0, 0, 0 ],
+	'a NULL filter' => [ $from->('null'), 0, 0, 0, 0 ],
+	'a counting filter' => [ $from->('counting'), 0, 0, 0, 0 ],
 	'an empty filter, a parameter' => [ "PREPARE pe(bloomfilter) AS SELECT count(*) FROM cand WHERE \$1 @> k;
 		$ea EXECUTE pe(bloom_empty(2000000, 0.01))", 32, 32, 0, 0 ],
 	'an empty stored filter' => [ $from->('empty'), 2560, 2560, 0, 0 ],
@@ -264,12 +276,12 @@ my %batched = (
 	'an InitPlan no row needs' => [ "$ea SELECT count(*) FROM cand WHERE id < 0 AND $big @> k", 2560, 2560, 0, 0 ],
 	'keys after 2000 NULL ones' => [ "$ea SELECT count(*) FROM latekeys WHERE $big @> k", 16928, 16928, 16416, 16416 ],
 	'keys between NULL ones' => [ "$ea SELECT count(*) FROM midkeys WHERE $big @> k", 1344, 1344, 96, 96 ],
-	'rescans: a small filter passed through 1000 rows, then a large one' =>
+	'rescans: a small filter (the plain scan of 1000 rows), then a large one' =>
 		[ "$ea SELECT f.name, (SELECT count(*) FROM k1000 c WHERE f.bf @> c.k) FROM (SELECT * FROM filters WHERE name IN ('small', 'big') ORDER BY name DESC) f",
-		  1032, 1032, 700, 1032 ],
-	'rescans: a short scan (100 rows), then a large filter' =>
-		[ "$ea SELECT f.name, (SELECT count(*) FROM k100 c WHERE f.bf @> c.k) FROM (SELECT * FROM filters WHERE name IN ('small', 'big') ORDER BY name DESC) f",
-		  32, 32, 0, 32 ],
+		  1000, 1000, 700, 1000 ],
+	'rescans: a short scan (100 rows) of a large filter, then the plain scan' =>
+		[ "$ea SELECT f.name, (SELECT count(*) FROM k100 c WHERE f.bf @> c.k) FROM (SELECT * FROM filters WHERE name = 'big' UNION ALL SELECT * FROM filters WHERE name = 'big') f",
+		  100, 100, 0, 100 ],
 	'rescans: a rescan in a pause starts over' =>
 		[ "$ea SELECT f.name, (SELECT count(*) FROM k2000 c WHERE f.bf @> c.k) FROM (SELECT * FROM filters WHERE name IN ('empty', 'big') ORDER BY name DESC) f",
 		  2512, 2512, 1700, 2000 ],
@@ -328,6 +340,33 @@ like($par_plan, qr/Gather.*\n(.*\n)*.*BloomBatch.*\n(.*\n)*.*Parallel Seq Scan o
 like($par_plan, qr/Workers Launched: [12]/, 'parallel: workers ran');
 is($node->safe_psql('postgres', "$par SELECT count(*), sum(id) FROM cand WHERE $big @> k"),
 	rows("SELECT count(*), sum(id) FROM cand WHERE $big @> k", 'off'), 'parallel: the same rows');
+# every process chooses the same child: a small filter's plain scan, and a
+# PL/pgSQL variable's filter (expanded in the leader, flat in the workers)
+# of either size
+my $small = q{(SELECT bf FROM filters WHERE name = 'small')};
+like($node->safe_psql('postgres', "$par EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+	SELECT count(*) FROM cand WHERE $small @> k"),
+	qr/BloomBatch.*\n(.*\n)*\s+->  Parallel Seq Scan on cand \(never executed\)\n\s+->  Parallel Seq Scan on cand \(actual rows=\d+ loops=\d\)\n\s+Filter/,
+	'parallel, a small filter: the plain scan in every process');
+is($node->safe_psql('postgres', "$par SELECT count(*), sum(id) FROM cand WHERE $small @> k"),
+	rows("SELECT count(*), sum(id) FROM cand WHERE $small @> k", 'off'), 'parallel, a small filter: the same rows');
+$node->safe_psql('postgres', q{
+CREATE FUNCTION count_variable(fname text, add text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	f bloomfilter;
+	r text;
+BEGIN
+	SELECT bf INTO f FROM filters WHERE name = fname;
+	f := bloom_add(f, add);		-- an expanded value, read/write
+	SELECT count(*) || '/' || sum(id) INTO r FROM cand WHERE f @> k;
+	RETURN r;
+END $$;
+});
+for my $fname ('small', 'big')
+{
+	is($node->safe_psql('postgres', "$par SELECT count_variable('$fname', 'nokey-7')"),
+		rows("SELECT count_variable('$fname', 'nokey-7')", 'off'), "parallel, a PL/pgSQL variable's $fname filter: the same rows");
+}
 
 # UPDATE and DELETE through the node
 my $update_on;
@@ -400,13 +439,22 @@ unlike($skipped, qr/BloomBatch|Seq Scan on gcand/,
 	'the gate skips the BloomBatch node and its scan, not initialized');
 like($skipped, qr/Seq Scan on filters \(never executed\)/,
 	"the filter's InitPlan is not run");
+like(rows("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM cand WHERE '$small_text'::bloomfilter @> k", 'on'),
+	qr/BloomBatch\) \(actual rows=\d+ loops=1\)\n(.*\n)*\s+Rows Batched: 0\n\s+Keys Prefetched: 0\n\s+->  Seq Scan on cand \(never executed\)\n\s+->  Seq Scan on cand \(actual rows=\d+ loops=1\)\n\s+Filter: /,
+	'a small constant filter: the plain scan, the reader never executed');
+like(rows("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM cand WHERE $big @> k", 'on'),
+	qr/BloomBatch\) \(actual rows=\d+ loops=1\)\n(.*\n)*\s+->  Seq Scan on cand \(actual rows=300000 loops=1\)\n\s+->  Seq Scan on cand \(never executed\)\n/,
+	'a large filter: the reader, the plain scan never executed');
+like(rows("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM cand WHERE (SELECT bf FROM filters WHERE name = 'small') @> k", 'on'),
+	qr/->  Seq Scan on cand \(actual rows=1 loops=1\)\n\s+->  Seq Scan on cand \(actual rows=\d+ loops=1\)\n\s+Filter: /,
+	'a small filter from an InitPlan: one row read to see it, then the plain scan');
 like(rows(q{EXPLAIN (COSTS OFF) SELECT p.part, (SELECT count(*) FROM cand c WHERE p.bf @> c.k) FROM parts p}, 'on'),
 	qr/SubPlan 1\n(.*\n)*\s+->  Custom Scan \(BloomBatch\)\n\s+Filter: \(p\.bf \@> \(k\)::bloom_literal\)\n\s+->  Seq Scan on cand c/,
 	'planned: a correlated filter (a parameter of each rescan)');
 like(rows(q{EXPLAIN (VERBOSE, COSTS OFF) }
 	. "SELECT id * 2, upper(k) FROM cand WHERE $big @> k", 'on'),
-	qr/Custom Scan \(BloomBatch\)\n\s+Output: \(cand\.id \* 2\), upper\(cand\.k\)\n(.*\n)*\s+->  Seq Scan on public\.cand\n\s+Output: cand\.id, cand\.k$/,
-	'the node projects; its scan outputs only the columns read');
+	qr/Custom Scan \(BloomBatch\)\n\s+Output: \(cand\.id \* 2\), upper\(cand\.k\)\n(.*\n)*\s+->  Seq Scan on public\.cand\n\s+Output: cand\.id, cand\.k\n\s+->  Seq Scan on public\.cand\n\s+Output: cand\.id, cand\.k\n\s+Filter: [^\n]*$/,
+	'the node projects; its scans output only the columns read, the plain one filters');
 
 
 $node->stop;
